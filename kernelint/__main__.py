@@ -1,0 +1,3 @@
+from kernelint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,157 @@
+"""Settings from ``[tool.kernelint]`` in the nearest pyproject.toml, and rule selection."""
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "target-arch"}
+
+
+class ConfigError(Exception):
+    """A configuration value kernelint cannot use; reported as a usage error (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    target_arch: str | None = None
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None  # the pyproject.toml read, if any
+
+    def overridden(self, **changes) -> "Settings":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def find_pyproject(start: Path) -> Path | None:
+    start = start.resolve()
+    for directory in [start, *start.parents] if start.is_dir() else [*start.parents]:
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _strings(table: dict, key: str, where: Path) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: [tool.kernelint] {key} must be a list of strings")
+    return tuple(value)
+
+
+def load_settings(start: Path) -> Settings:
+    """Settings of the nearest pyproject.toml at or above ``start`` (defaults if none)."""
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        return Settings(root=start.resolve() if start.is_dir() else start.resolve().parent)
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{pyproject}: cannot read: {error}") from None
+    table = data.get("tool", {}).get("kernelint", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.kernelint] must be a table")
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{pyproject}: unknown [tool.kernelint] key(s): {', '.join(unknown)}")
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{pyproject}: [tool.kernelint] per-file-ignores must be a table")
+    target_arch = table.get("target-arch")
+    if target_arch is not None and not isinstance(target_arch, str):
+        raise ConfigError(f"{pyproject}: [tool.kernelint] target-arch must be a string like 'sm_90'")
+    return Settings(
+        select=_strings(table, "select", pyproject) if "select" in table else None,
+        ignore=_strings(table, "ignore", pyproject),
+        extend_select=_strings(table, "extend-select", pyproject),
+        per_file_ignores=tuple(
+            (pattern, _strings(per_file, pattern, pyproject)) for pattern in sorted(per_file)
+        ),
+        exclude=_strings(table, "exclude", pyproject),
+        target_arch=target_arch,
+        root=pyproject.parent,
+        source=pyproject,
+    )
+
+
+def _matches(selector: str, rule, exact_only: bool) -> bool:
+    selector = selector.strip()
+    if selector.upper() == "ALL":
+        return True
+    if selector.upper() == rule.code or selector.lower() == rule.name:
+        return True
+    return not exact_only and selector.upper().startswith("KL") and rule.code.startswith(selector.upper())
+
+
+def validate_selectors(selectors, rules) -> None:
+    for selector in selectors:
+        if not any(_matches(selector, rule, exact_only=False) for rule in rules):
+            raise ConfigError(f"unknown rule selector {selector!r} (see `kernelint rules`)")
+
+
+def selected_codes(settings: Settings, rules) -> frozenset[str]:
+    """Codes of the rules that run. Off-by-default rules run only when named exactly or via ALL;
+    a prefix (``KL2``) selects the default-on rules under it."""
+    validate_selectors((*(settings.select or ()), *settings.ignore, *settings.extend_select), rules)
+
+    def picked(selectors, rule) -> bool:
+        return any(
+            _matches(s, rule, exact_only=False) if (rule.default_enabled or s.upper() == "ALL")
+            else _matches(s, rule, exact_only=True)
+            for s in selectors
+        )
+
+    chosen = set()
+    for rule in rules:
+        on = picked(settings.select, rule) if settings.select is not None else rule.default_enabled
+        on = on or picked(settings.extend_select, rule)
+        if on and not any(_matches(s, rule, exact_only=False) for s in settings.ignore):
+            chosen.add(rule.code)
+    return frozenset(chosen)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def path_matches(path: Path, root: Path, patterns) -> bool:
+    """Glob match against the path relative to the config root, and against any tail of it."""
+    relative = _relative(path, root)
+    parts = relative.split("/")
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if fnmatch.fnmatch(relative, pattern) or any(
+            fnmatch.fnmatch("/".join(parts[i:]), pattern) for i in range(1, len(parts))
+        ):
+            return True
+        if any(fnmatch.fnmatch(part, pattern) for part in parts):
+            return True
+    return False
+
+
+def codes_for_file(settings: Settings, selected: frozenset[str], path: Path, rules) -> frozenset[str]:
+    ignored = set()
+    for pattern, selectors in settings.per_file_ignores:
+        if path_matches(path, settings.root, [pattern]):
+            ignored |= {r.code for r in rules if any(_matches(s, r, exact_only=False) for s in selectors)}
+    return selected - ignored if ignored else selected
+
+
+def env_jobs() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))

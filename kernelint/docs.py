@@ -1,0 +1,42 @@
+"""Render a rule's doc: one source for `kernelint explain`, docs/rules/*.md, SARIF help and
+pylint message help."""
+from __future__ import annotations
+
+from kernelint.evidence import describe, load_record
+from kernelint.rules import Rule, pylint_message
+
+
+def evidence_section(rule: type[Rule]) -> str:
+    if rule.evidence_class == "none":
+        return "Not applicable: this rule reports a property of the run, not of kernel code."
+    record = load_record(rule.code)
+    if record is not None:
+        return describe(record)
+    if rule.prior_evidence:
+        return rule.prior_evidence.strip() + "\n\nThe project's own reference pair is not yet measured."
+    return "Not yet measured."
+
+
+def header(rule: type[Rule]) -> str:
+    msgid, symbol = pylint_message(rule)
+    default = "on" if rule.default_enabled else "off (select it by code or with ALL)"
+    return (
+        f"# {rule.name} ({rule.code})\n\n"
+        f"{rule.summary}\n\n"
+        f"- DSL: {rule.dsl}; family: {rule.family}\n"
+        f"- Severity: {rule.severity.value}; confidence: {rule.confidence.value}; default: {default}\n"
+        f"- Evidence class: {rule.evidence_class}\n"
+        f"- pylint: {msgid} `{symbol}`\n"
+    )
+
+
+def body(rule: type[Rule]) -> str:
+    """The ruff-shaped sections, Evidence and References included."""
+    parts = [rule.doc.strip(), "## Evidence\n" + evidence_section(rule)]
+    if rule.references:
+        parts.append("## References\n" + rule.references.strip())
+    return "\n\n".join(parts) + "\n"
+
+
+def render(rule: type[Rule]) -> str:
+    return header(rule) + "\n" + body(rule)

@@ -1,0 +1,240 @@
+"""FileContext: the semantic model of one file, as rules see it."""
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterable, Iterator
+
+from kernelint.model.kernels import TRITON_CONFIG, Kernel, config_dict_keys, find_kernel
+from kernelint.model.names import ImportTable
+from kernelint.model.values import BINDING_NODES, Definition, bindings, fold_int
+from kernelint.model.walk import ancestors, index_tree, parent
+
+_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)
+_LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
+_MODEL_NODES = (ast.Import, ast.ImportFrom, ast.Call, *BINDING_NODES)
+
+CUTILE_LAUNCH = "cuda.tile.launch"
+
+
+@dataclass
+class Launch:
+    """A kernel launch site. ``style`` is ``"subscript"`` (``k[grid](...)``), ``"cutile"``
+    (``ct.launch(stream, grid, k, args)``) or ``"cute"`` (``k(...).launch(grid=...)``)."""
+
+    node: ast.Call
+    style: str
+    kernel_expr: ast.expr
+    kernel: Kernel | None
+    grid: ast.expr | None
+    args: list[ast.expr]
+    keywords: dict[str, ast.expr]
+
+
+class FileContext:
+    """Everything a rule may ask about one parsed file. Built from a single traversal."""
+
+    def __init__(self, path: str, source: str, tree: ast.Module, wanted: Iterable[type[ast.AST]]):
+        self.path = path
+        self.source = source
+        self.tree = tree
+        self.buckets = index_tree(tree, (*wanted, *_MODEL_NODES, ast.FunctionDef, ast.AsyncFunctionDef))
+        self.imports = ImportTable()
+        for node_type in (ast.Import, ast.ImportFrom):
+            for node in self.buckets.get(node_type, ()):
+                self.imports.add(node)
+        self._defs: dict[tuple[int, str], list[Definition]] = defaultdict(list)
+        for node_type in BINDING_NODES:
+            for node in self.buckets.get(node_type, ()):
+                scope = node if isinstance(node, _FUNCTION_NODES) else self.scope_of(node)
+                for name, definition in bindings(node):
+                    self._defs[(id(scope), name)].append(definition)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._defs[(id(self.scope_of(node)), node.name)].append(Definition(node, None, "def"))
+        self.kernels: list[Kernel] = []
+        self._kernel_by_node: dict[int, Kernel] = {}
+        for node_type in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for node in self.buckets.get(node_type, ()):
+                kernel = find_kernel(node, self.qualname, self._autotune_keys)
+                if kernel is not None:
+                    self.kernels.append(kernel)
+                    self._kernel_by_node[id(node)] = kernel
+        self.kernels.sort(key=lambda k: k.node.lineno)
+
+    # --- names -------------------------------------------------------------------------------
+
+    def qualname(self, expr: ast.AST) -> str | None:
+        return self.imports.qualname(expr)
+
+    def call_name(self, node: ast.AST) -> str | None:
+        """Qualified name of the function a call calls (``tl.load(...)`` -> ``triton.language.load``)."""
+        return self.qualname(node.func) if isinstance(node, ast.Call) else None
+
+    def is_call(self, node: ast.AST, *qualnames: str) -> bool:
+        return isinstance(node, ast.Call) and self.qualname(node.func) in qualnames
+
+    def nodes(self, node_type: type[ast.AST]) -> list[ast.AST]:
+        return self.buckets.get(node_type, [])
+
+    # --- scopes ------------------------------------------------------------------------------
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The function, class or module whose local names ``node`` reads."""
+        for ancestor in ancestors(node):
+            if isinstance(ancestor, _SCOPE_NODES):
+                return ancestor
+        return self.tree
+
+    def function_of(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        for ancestor in ancestors(node):
+            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return ancestor
+        return None
+
+    def kernel_of(self, node: ast.AST) -> Kernel | None:
+        """The kernel whose body contains ``node`` (nested helpers excluded), or None."""
+        function = self.function_of(node)
+        return self._kernel_by_node.get(id(function)) if function is not None else None
+
+    def kernel_named(self, name: str) -> Kernel | None:
+        matches = [k for k in self.kernels if k.name == name]
+        return matches[0] if len(matches) == 1 else None
+
+    def is_device_code(self, node: ast.AST) -> bool:
+        """True inside a kernel or a helper called from kernels (``@triton.jit`` helpers count)."""
+        return self.kernel_of(node) is not None
+
+    def loops_of(self, node: ast.AST, stop_at_function: bool = True) -> list[ast.AST]:
+        """Enclosing loops, innermost first."""
+        loops = []
+        for ancestor in ancestors(node):
+            if stop_at_function and isinstance(ancestor, _FUNCTION_NODES):
+                break
+            if isinstance(ancestor, _LOOP_NODES):
+                loops.append(ancestor)
+        return loops
+
+    parent = staticmethod(parent)
+    ancestors = staticmethod(ancestors)
+
+    # --- values ------------------------------------------------------------------------------
+
+    def definitions(self, name: str, at: ast.AST) -> list[Definition]:
+        """Bindings of ``name`` visible at ``at``: its own scope's, else the module's."""
+        scope = self.scope_of(at)
+        while True:
+            found = self._defs.get((id(scope), name))
+            if found:
+                return found
+            if scope is self.tree:
+                return []
+            scope = self.scope_of(scope)
+
+    def values_of(self, expr: ast.expr, depth: int = 8) -> Iterator[ast.expr | None]:
+        """The expressions ``expr`` may evaluate to, following plain name copies.
+        Yields None for a binding that cannot be read (parameters, loop variables, ...)."""
+        if depth <= 0:
+            yield None
+            return
+        if not isinstance(expr, ast.Name):
+            yield expr
+            return
+        definitions = self.definitions(expr.id, expr)
+        if not definitions:
+            yield None
+        for definition in definitions:
+            if definition.value is None:
+                yield None
+            else:
+                yield from self.values_of(definition.value, depth - 1)
+
+    def resolve_int(self, expr: ast.AST, depth: int = 8) -> int | None:
+        """Fold ``expr`` to an int through literals, single-assignment names and module constants."""
+
+        def lookup(name: ast.Name) -> int | None:
+            if depth <= 0:
+                return None
+            definitions = self.definitions(name.id, name)
+            if len(definitions) != 1 or definitions[0].value is None:
+                return None
+            value = definitions[0].value
+            if isinstance(value, ast.Call) and self.qualname(value.func) in {
+                "triton.language.constexpr", "cutlass.Constexpr", "triton.next_power_of_2",
+            } and len(value.args) == 1:
+                inner = self.resolve_int(value.args[0], depth - 1)
+                if inner is None or self.qualname(value.func) != "triton.next_power_of_2":
+                    return inner
+                return 1 << max(inner - 1, 0).bit_length()
+            return self.resolve_int(value, depth - 1)
+
+        return fold_int(expr, lookup)
+
+    # --- kernels and launches ----------------------------------------------------------------
+
+    def _autotune_keys(self, configs: ast.expr) -> tuple[set[str], bool]:
+        """Config keys of an autotune ``configs=`` expression: a literal list or comprehension,
+        a module-level list, or a local function that builds the configs."""
+        sources: list[ast.AST] = []
+        for value in self.values_of(configs):
+            if value is None:
+                return set(), False
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                builder = [
+                    d.node for d in self.definitions(value.func.id, value)
+                    if isinstance(d.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                ]
+                if len(builder) != 1:
+                    return set(), False
+                sources.append(builder[0])
+            else:
+                sources.append(value)
+        keys: set[str] = set()
+        complete = True
+        seen_config = False
+        for source in sources:
+            for node in ast.walk(source):
+                if isinstance(node, ast.Call) and self.qualname(node.func) == TRITON_CONFIG:
+                    seen_config = True
+                    config_keys = config_dict_keys(node)
+                    if config_keys is None:
+                        complete = False
+                    else:
+                        keys |= config_keys
+        return keys, complete and seen_config
+
+    def _kernel_for(self, expr: ast.expr) -> Kernel | None:
+        if isinstance(expr, ast.Name):
+            return self.kernel_named(expr.id)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
+            return self.kernel_named(expr.attr)
+        return None
+
+    @cached_property
+    def launches(self) -> list[Launch]:
+        launches = []
+        for call in self.nodes(ast.Call):
+            func = call.func
+            keywords = {k.arg: k.value for k in call.keywords if k.arg}
+            if isinstance(func, ast.Subscript):
+                kernel = self._kernel_for(func.value)
+                if kernel is not None:
+                    launches.append(Launch(call, "subscript", func.value, kernel, func.slice, list(call.args), keywords))
+            elif self.qualname(func) == CUTILE_LAUNCH and len(call.args) >= 3:
+                kernel_expr = call.args[2]
+                args = call.args[3]
+                arg_list = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else [args]
+                launches.append(Launch(call, "cutile", kernel_expr, self._kernel_for(kernel_expr), call.args[1], arg_list, {}))
+            elif (
+                isinstance(func, ast.Attribute)
+                and func.attr == "launch"
+                and isinstance(func.value, ast.Call)
+            ):
+                inner = func.value
+                kernel = self._kernel_for(inner.func)
+                if kernel is not None and kernel.dsl == "cute":
+                    inner_keywords = {k.arg: k.value for k in inner.keywords if k.arg}
+                    launches.append(Launch(call, "cute", inner.func, kernel, keywords.get("grid"), list(inner.args), inner_keywords))
+        return launches

@@ -1,0 +1,79 @@
+"""Import-alias resolution: turn an expression like ``tl.load`` into ``triton.language.load``.
+
+Rules compare qualified names only, so every spelling real code uses (``import triton.language as
+tl``, ``from triton import language``, ``import cutlass.cute as cute``, ``from cuda import tile as
+ct``) resolves to one canonical name.
+"""
+from __future__ import annotations
+
+import ast
+
+#: Re-exports and private module paths that mean the same public name.
+_CANONICAL_PREFIXES = (
+    ("triton.language.core.", "triton.language."),
+    ("triton.language.standard.", "triton.language."),
+    ("triton.language.extra.cuda.libdevice.", "triton.language.extra.libdevice."),
+    ("triton.language.extra.cuda.", "triton.language.extra.libdevice."),
+    ("triton.runtime.jit.jit", "triton.jit"),
+    ("triton.runtime.autotuner.autotune", "triton.autotune"),
+    ("triton.runtime.autotuner.heuristics", "triton.heuristics"),
+    ("triton.runtime.autotuner.Config", "triton.Config"),
+    ("triton.runtime.Config", "triton.Config"),
+    ("cutlass.cute.arch.mbar.", "cutlass.cute.arch."),
+    ("cutlass.cute.runtime.", "cutlass.cute.runtime."),
+    ("cutlass.base_dsl.typing.", "cutlass."),
+    ("cutlass.cutlass_dsl.", "cutlass."),
+    ("cuda.tile._", "cuda.tile."),
+)
+
+
+def canonical(qualname: str) -> str:
+    for prefix, replacement in _CANONICAL_PREFIXES:
+        if qualname.startswith(prefix):
+            return replacement + qualname[len(prefix):]
+    return qualname
+
+
+class ImportTable:
+    """Local name -> fully qualified name, from every import statement in a file.
+
+    Imports inside functions are merged into the same table: kernel files alias consistently,
+    and a local import of ``triton.language as tl`` means the same thing everywhere.
+    """
+
+    def __init__(self) -> None:
+        self._aliases: dict[str, str] = {}
+
+    def add(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self._aliases[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    self._aliases[top] = top
+        elif node.module and node.level == 0:
+            for alias in node.names:
+                if alias.name != "*":
+                    self._aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def imports_any(self, *roots: str) -> bool:
+        return any(
+            target == root or target.startswith(root + ".")
+            for target in self._aliases.values()
+            for root in roots
+        )
+
+    def qualname(self, expr: ast.AST) -> str | None:
+        """The canonical dotted name ``expr`` refers to, or None when it is not an imported name."""
+        parts: list[str] = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return None
+        base = self._aliases.get(expr.id)
+        if base is None:
+            return None
+        parts.append(base)
+        return canonical(".".join(reversed(parts)))

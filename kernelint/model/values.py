@@ -1,0 +1,106 @@
+"""Where values come from: assignments per scope and constant folding of integer expressions."""
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass
+
+ScopeNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One binding of a name. ``value`` is the expression bound, or None when the binding is
+    opaque (a parameter, a loop variable, a tuple unpacked from a call, an augmented assignment)."""
+
+    node: ast.AST
+    value: ast.expr | None
+    kind: str  # "assign", "augassign", "param", "loop", "with", "def", "opaque"
+
+
+_FOLD = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.Pow: operator.pow,
+}
+
+
+def _bind_target(target: ast.AST, value: ast.expr | None, stmt: ast.AST, kind: str, out):
+    if isinstance(target, ast.Name):
+        out(target.id, Definition(stmt, value, kind))
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+        if values is not None and len(values) != len(target.elts):
+            values = None
+        for i, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                element = element.value
+            _bind_target(element, values[i] if values else None, stmt, kind if values else "opaque", out)
+    elif isinstance(target, ast.Starred):
+        _bind_target(target.value, None, stmt, "opaque", out)
+
+
+def bindings(node: ast.AST):
+    """Yield (name, Definition) for every name ``node`` binds in its own scope."""
+    found: list[tuple[str, Definition]] = []
+
+    def out(name, definition):
+        found.append((name, definition))
+
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            _bind_target(target, node.value, node, "assign", out)
+    elif isinstance(node, ast.AnnAssign):
+        if node.value is not None:
+            _bind_target(node.target, node.value, node, "assign", out)
+    elif isinstance(node, ast.AugAssign):
+        _bind_target(node.target, None, node, "augassign", out)
+    elif isinstance(node, ast.NamedExpr):
+        _bind_target(node.target, node.value, node, "assign", out)
+    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        _bind_target(node.target, None, node, "loop", out)
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        _bind_target(node.optional_vars, None, node, "with", out)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            found.append((arg.arg, Definition(arg, None, "param")))
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                found.append((arg.arg, Definition(arg, None, "param")))
+    return found
+
+
+BINDING_NODES = (
+    ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+    ast.comprehension, ast.withitem, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+)
+
+
+def fold_int(expr: ast.AST, lookup) -> int | None:
+    """Fold ``expr`` to an int using ``lookup(name_node) -> int | None`` for names."""
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(expr, ast.Name):
+        return lookup(expr)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = fold_int(expr.operand, lookup)
+        return -inner if inner is not None else None
+    if isinstance(expr, ast.BinOp) and type(expr.op) in _FOLD:
+        left = fold_int(expr.left, lookup)
+        right = fold_int(expr.right, lookup)
+        if left is None or right is None:
+            return None
+        try:
+            if isinstance(expr.op, ast.Pow) and (right > 64 or right < 0):
+                return None
+            return _FOLD[type(expr.op)](left, right)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return None
+    return None

@@ -1,0 +1,1 @@
+"""Output formats: text, json, sarif, github."""

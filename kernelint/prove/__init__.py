@@ -1,0 +1,1 @@
+"""kernelint prove: run reference pairs on a GPU."""

@@ -1,0 +1,140 @@
+"""The rule contract and the registry of every rule kernelint ships.
+
+A rule is a class in one of the ``kernelint.checkers`` modules. It declares its metadata and the
+AST node types it wants; the engine walks each file once and hands the rule only those nodes.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator
+
+from kernelint.findings import Confidence, Severity
+
+if TYPE_CHECKING:
+    from kernelint.model import FileContext
+
+EVIDENCE_CLASSES = ("crash", "compile", "hang", "numerics", "perf", "none")
+DSLS = ("triton", "cute", "cutile", "any")
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule yields: a node (or explicit range) and a message."""
+
+    node: ast.AST
+    message: str
+    end_node: ast.AST | None = None
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and implement ``check``.
+
+    ``doc`` is markdown with the sections *What it does*, *Why is this bad?*, *Example*,
+    *Use instead* and *References*; the *Evidence* section is added from the measured record.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    family: ClassVar[str]
+    dsl: ClassVar[str]
+    severity: ClassVar[Severity]
+    confidence: ClassVar[Confidence] = Confidence.HIGH
+    default_enabled: ClassVar[bool] = True
+    evidence_class: ClassVar[str]
+    summary: ClassVar[str]
+    doc: ClassVar[str]
+    #: Where the rule's facts come from (seed section, upstream docs); rendered as *References*.
+    references: ClassVar[str] = ""
+    #: What was measured before the project's own pair ran (quoted from measured-facts.md);
+    #: shown as *Evidence* until ``reference_kernels/evidence/<code>.json`` exists.
+    prior_evidence: ClassVar[str] = ""
+    #: AST node classes the rule wants to see (anywhere in the file).
+    node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
+    #: When true, ``finish`` is called once per file after the walk.
+    wants_finish: ClassVar[bool] = False
+
+    def check(self, node: ast.AST, ctx: "FileContext") -> Iterable[Report]:
+        return ()
+
+    def finish(self, ctx: "FileContext") -> Iterable[Report]:
+        return ()
+
+
+_CODE_RE = re.compile(r"^KL\d{3}$")
+_NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def _validate(rule: type[Rule]) -> None:
+    problems = []
+    if not _CODE_RE.match(rule.code):
+        problems.append(f"bad code {rule.code!r}")
+    if not _NAME_RE.match(rule.name):
+        problems.append(f"bad name {rule.name!r}")
+    if rule.evidence_class not in EVIDENCE_CLASSES:
+        problems.append(f"bad evidence class {rule.evidence_class!r}")
+    if rule.dsl not in DSLS:
+        problems.append(f"bad dsl {rule.dsl!r}")
+    for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
+        if section not in rule.doc:
+            problems.append(f"doc lacks {section!r}")
+    if problems:
+        raise TypeError(f"rule {rule.__name__}: " + "; ".join(problems))
+
+
+def _iter_rule_classes() -> Iterator[type[Rule]]:
+    import kernelint.checkers as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Rule)
+                and value is not Rule
+                and value.__module__ == module.__name__
+                and "code" in vars(value)
+            ):
+                yield value
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every registered rule class, sorted by code. Validates metadata and uniqueness."""
+    rules = sorted(_iter_rule_classes(), key=lambda r: r.code)
+    seen: dict[str, str] = {}
+    for rule in rules:
+        _validate(rule)
+        for key in (rule.code, rule.name):
+            if key in seen:
+                raise TypeError(f"duplicate rule key {key!r} in {rule.__name__} and {seen[key]}")
+            seen[key] = rule.__name__
+    return tuple(rules)
+
+
+def find_rule(code_or_name: str) -> type[Rule] | None:
+    key = code_or_name.strip()
+    for rule in all_rules():
+        if key.upper() == rule.code or key.lower() == rule.name:
+            return rule
+    return None
+
+
+_PYLINT_LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "C"}
+
+
+def pylint_message(rule: type[Rule]) -> tuple[str, str]:
+    """The one mapping from a kernelint code to its pylint message id and symbol.
+
+    pylint ids are a letter and four digits whose first two (the checker id, 51-99) must be the
+    same for every message of one checker: KL0xx uses checker 51, KL1xx 52, and so on; the last
+    two digits are the code's. Tool rules get a ``kernelint-`` symbol prefix so they cannot clash
+    with pylint's own ``syntax-error``.
+    """
+    checker_id = 51 + int(rule.code[2])
+    symbol = f"kernelint-{rule.name}" if rule.code.startswith("KL0") else rule.name
+    return f"{_PYLINT_LETTER[rule.severity]}{checker_id}{rule.code[3:]}", symbol

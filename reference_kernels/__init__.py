@@ -1,0 +1,1 @@
+"""Bundled bad/good reference kernel pairs, one folder per rule."""
