@@ -36,8 +36,10 @@ def _parser() -> argparse.ArgumentParser:
                                             "honouring .gitignore and `exclude`).")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
     check.add_argument("--select", type=_csv, metavar="CODES",
-                       help="comma-separated codes, prefixes (KL2), names or ALL; replaces the config's select")
-    check.add_argument("--ignore", type=_csv, metavar="CODES", help="codes, prefixes or names to skip")
+                       help="comma-separated codes, prefixes (KL2), names or ALL; replaces the config's "
+                            "select, ignore and extend-select")
+    check.add_argument("--ignore", type=_csv, metavar="CODES",
+                       help="codes, prefixes or names to skip, added to the config's ignore")
     check.add_argument("--extend-select", type=_csv, metavar="CODES", help="add to the selected rules")
     check.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
@@ -67,23 +69,46 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _with_flags(settings, args):
+    """Command-line flags override the config; --select starts the selection afresh (as in
+    ruff), so the config's ignore and extend-select no longer apply (per-file-ignores do)."""
+    if args.select is not None:
+        settings = settings.overridden(select=tuple(args.select), ignore=(), extend_select=())
+    return settings.overridden(
+        ignore=(*settings.ignore, *args.ignore) if args.ignore else None,
+        extend_select=(*settings.extend_select, *args.extend_select) if args.extend_select else None,
+        target_arch=args.target_arch,
+    )
+
+
 def _settings(args):
-    from kernelint.config import load_settings
+    from kernelint.config import load_settings, read_settings
 
     if args.config:
         config = Path(args.config)
         if not config.is_file():
             raise UsageError(f"config file not found: {args.config}")
-        settings = load_settings(config.parent)
-    else:
-        start = Path(args.paths[0]) if args.paths else Path.cwd()
-        settings = load_settings(start if start.exists() else Path.cwd())
-    return settings.overridden(
-        select=tuple(args.select) if args.select is not None else None,
-        ignore=tuple(args.ignore) if args.ignore is not None else None,
-        extend_select=(*settings.extend_select, *args.extend_select) if args.extend_select else None,
-        target_arch=args.target_arch,
-    )
+        return _with_flags(read_settings(config), args)
+    start = Path(args.paths[0]) if args.paths else Path.cwd()
+    return _with_flags(load_settings(start if start.exists() else Path.cwd()), args)
+
+
+def _by_config(files: list[str], settings, args) -> dict:
+    """Files grouped by the settings that apply to them: each file follows its nearest
+    ``[tool.kernelint]`` (as the flake8 and pylint plugins do) unless --config names one."""
+    from kernelint.config import find_pyproject, load_settings
+
+    if args.config:
+        return {settings: files}
+    nearest: dict[Path, object] = {}
+    groups: dict = {}
+    for path in files:
+        directory = Path(path).resolve().parent
+        if directory not in nearest:
+            same = find_pyproject(directory) == settings.source
+            nearest[directory] = settings if same else _with_flags(load_settings(directory), args)
+        groups.setdefault(nearest[directory], []).append(path)
+    return groups
 
 
 def _render(fmt: str, findings, rules) -> str:
@@ -112,7 +137,10 @@ def _check(args) -> int:
     jobs = args.jobs if args.jobs is not None else env_jobs()
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    findings = check_paths(files, settings, jobs)
+    groups = _by_config(files, settings, args)
+    for group_settings in groups:
+        selected_codes(group_settings, all_rules())  # every config is valid before any work
+    findings = sorted(f for config, group in groups.items() for f in check_paths(group, config, jobs))
     text = _render(args.format, findings, all_rules())
     if args.output:
         try:

@@ -5,6 +5,7 @@ import fnmatch
 import os
 import sys
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -34,11 +35,20 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
+def _configures_kernelint(pyproject: Path) -> bool:
+    try:
+        return "tool.kernelint" in pyproject.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
 def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above ``start`` that has a ``[tool.kernelint]`` table
+    (a sub-package's pyproject without one does not hide the project's settings)."""
     start = start.resolve()
     for directory in [start, *start.parents] if start.is_dir() else [*start.parents]:
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
+        if candidate.is_file() and _configures_kernelint(candidate):
             return candidate
     return None
 
@@ -57,6 +67,12 @@ def load_settings(start: Path) -> Settings:
     pyproject = find_pyproject(start)
     if pyproject is None:
         return Settings(root=start.resolve() if start.is_dir() else start.resolve().parent)
+    return read_settings(pyproject)
+
+
+def read_settings(pyproject: Path) -> Settings:
+    """Settings of one TOML file's ``[tool.kernelint]``; paths in it are relative to its folder."""
+    pyproject = pyproject.resolve()
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -105,7 +121,8 @@ def validate_selectors(selectors, rules) -> None:
 def selected_codes(settings: Settings, rules) -> frozenset[str]:
     """Codes of the rules that run. Off-by-default rules run only when named exactly or via ALL;
     a prefix (``KL2``) selects the default-on rules under it."""
-    validate_selectors((*(settings.select or ()), *settings.ignore, *settings.extend_select), rules)
+    per_file = (s for _, selectors in settings.per_file_ignores for s in selectors)
+    validate_selectors((*(settings.select or ()), *settings.ignore, *settings.extend_select, *per_file), rules)
 
     def picked(selectors, rule) -> bool:
         return any(
@@ -131,18 +148,12 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def path_matches(path: Path, root: Path, patterns) -> bool:
-    """Glob match against the path relative to the config root, and against any tail of it."""
-    relative = _relative(path, root)
-    parts = relative.split("/")
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if fnmatch.fnmatch(relative, pattern) or any(
-            fnmatch.fnmatch("/".join(parts[i:]), pattern) for i in range(1, len(parts))
-        ):
-            return True
-        if any(fnmatch.fnmatch(part, pattern) for part in parts):
-            return True
-    return False
+    """Glob match against the path relative to the config root, its folders and its tails."""
+    parts = _relative(path, root).split("/")
+    # The path, any folder above it (a match there covers the whole folder), and any tail.
+    candidates = {"/".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    candidates |= {"/".join(parts[i:]) for i in range(1, len(parts))} | set(parts)
+    return any(fnmatch.fnmatch(c, p.rstrip("/")) for p in patterns for c in candidates)
 
 
 def codes_for_file(settings: Settings, selected: frozenset[str], path: Path, rules) -> frozenset[str]:
@@ -151,6 +162,31 @@ def codes_for_file(settings: Settings, selected: frozenset[str], path: Path, rul
         if path_matches(path, settings.root, [pattern]):
             ignored |= {r.code for r in rules if any(_matches(s, r, exact_only=False) for s in selectors)}
     return selected - ignored if ignored else selected
+
+
+@lru_cache(maxsize=None)
+def _settings_near(directory: Path) -> tuple[Settings, frozenset[str]]:
+    from kernelint.rules import all_rules
+
+    settings = load_settings(directory)
+    try:
+        return settings, selected_codes(settings, all_rules())
+    except ConfigError as error:
+        raise ConfigError(f"{settings.source}: {error}") from None
+
+
+def options_for(filename: str):
+    """The engine options ``kernelint check`` uses for ``filename`` by default: what the flake8
+    and pylint front ends run, so that all three report the same."""
+    from kernelint.engine import Options
+    from kernelint.rules import all_rules
+
+    path = Path(filename)
+    directory = Path.cwd() if filename in ("stdin", "-", "") else path.resolve().parent
+    settings, selected = _settings_near(directory)
+    if settings.exclude and path_matches(path, settings.root, settings.exclude):
+        return Options(frozenset(), settings.target_arch)  # what a directory walk would skip
+    return Options(codes_for_file(settings, selected, path, all_rules()), settings.target_arch)
 
 
 def env_jobs() -> int:

@@ -3,14 +3,16 @@ that asked for them, then apply suppressions. Every front end (CLI, flake8, pyli
 from __future__ import annotations
 
 import ast
-import tokenize
 import io
+import re
+import tokenize
 import warnings
 from dataclasses import dataclass
 from typing import Iterable
 
 from kernelint.findings import Confidence, Finding, Severity
 from kernelint.model import FileContext
+from kernelint.model.names import ImportTable
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions
 
@@ -22,6 +24,9 @@ _TOOL_CODES = {SYNTAX_ERROR, INTERNAL_ERROR, UNUSED_SUPPRESSION}
 #: A file whose text names none of these cannot define or launch a kernel of a supported DSL.
 _KERNEL_MARKERS = ("triton", "cutlass", "cuda.tile", "cuda import tile")
 _DSL_ROOTS = {"triton": ("triton",), "cute": ("cutlass",), "cutile": ("cuda.tile",)}
+_NOQA_KL = re.compile(r"noqa:[^\n]*kl")
+#: Statement fields that hold statement lists (or handlers / match cases holding them).
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,16 @@ class Options:
 
 def might_hold_kernels(source: str) -> bool:
     return any(marker in source for marker in _KERNEL_MARKERS)
+
+
+def _may_name_our_rules(source: str) -> bool:
+    """False when no suppression in ``source`` can be one KL003 reports (those need
+    ``kernelint:`` or a KL code after ``noqa:``), so a file without findings need not be
+    tokenized for comments. A fast superset test: two substring scans, rarely a regex."""
+    if "kernelint:" in source:
+        return True
+    lowered = source.lower()
+    return "noqa:" in lowered and _NOQA_KL.search(lowered) is not None
 
 
 def decode(data: bytes) -> str:
@@ -67,22 +82,54 @@ def _syntax_error(path: str, source: str, error: SyntaxError) -> Finding:
 
 def check_source(path: str, source: str, options: Options) -> list[Finding]:
     """All findings for one file's text, suppressions applied, sorted."""
-    if not might_hold_kernels(source) and "KL" not in source:
+    if not might_hold_kernels(source) and not _may_name_our_rules(source):
         return []
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(source, filename=path)
-    except (SyntaxError, ValueError) as error:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if SYNTAX_ERROR not in options.codes:
             return []
         if isinstance(error, SyntaxError):
             return [_syntax_error(path, source, error)]
         return [_tool_finding(path, SYNTAX_ERROR, 1, 1, f"file does not parse: {error}")]
 
-    rules = [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES]
-    findings = _run_rules(path, source, tree, rules, options)
+    rules = _applicable(tree, [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES])
+    try:
+        findings = _run_rules(path, source, tree, rules, options) if rules else []
+    except Exception as error:  # the model failed (e.g. a pathological file): report, go on
+        if INTERNAL_ERROR not in options.codes:
+            return []
+        return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"file not checked: {type(error).__name__}: {error}")]
+    if not findings and (UNUSED_SUPPRESSION not in options.codes or not _may_name_our_rules(source)):
+        return []
     return _apply_suppressions(path, source, findings, options)
+
+
+def _imports(tree: ast.Module) -> ImportTable:
+    """Every import of the file, in source order, read from statement lists only: imports are
+    statements, so this finds them all without visiting one expression."""
+    table = ImportTable()
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            table.add(node)
+            continue
+        for name in reversed(node._fields):
+            if name in _BLOCK_FIELDS:
+                stack.extend(reversed(getattr(node, name)))
+    return table
+
+
+def _applicable(tree: ast.Module, rules: list[type[Rule]]) -> list[type[Rule]]:
+    """The rules whose DSL the file imports: a file that imports none needs no model at all."""
+    gated = [r for r in rules if r.dsl in _DSL_ROOTS]
+    if not gated:
+        return rules
+    imports = _imports(tree)
+    return [r for r in rules if r.dsl not in _DSL_ROOTS or imports.imports_any(*_DSL_ROOTS[r.dsl])]
 
 
 def _run_rules(path: str, source: str, tree: ast.Module, rules: list[type[Rule]], options: Options) -> list[Finding]:
@@ -91,9 +138,6 @@ def _run_rules(path: str, source: str, tree: ast.Module, rules: list[type[Rule]]
     ctx = FileContext(path, source, tree, wanted)
     ctx.target_arch = options.target_arch
     for rule_class in rules:
-        roots = _DSL_ROOTS.get(rule_class.dsl)
-        if roots and not ctx.imports.imports_any(*roots):
-            continue
         rule = rule_class()
         try:
             reports: list[Report] = []
@@ -116,34 +160,43 @@ def _apply_suppressions(path: str, source: str, findings: list[Finding], options
     suppressions = parse_suppressions(source)
     if not suppressions:
         return sorted(set(findings))
+    kept = _unsuppressed(findings, suppressions)
+    if UNUSED_SUPPRESSION in options.codes:
+        # Last, so that a KL003 can itself be silenced (``# noqa: KL101, KL003``).
+        kept.extend(_unsuppressed(list(_unused(path, suppressions, options)), suppressions))
+    return sorted(set(kept))
+
+
+def _unsuppressed(findings: list[Finding], suppressions) -> list[Finding]:
     kept = []
     for finding in findings:
-        silenced = False
-        for s in suppressions:
-            if s.scope == "line" and s.target_line != finding.line:
-                continue
-            if s.key is None or s.key.upper() == finding.code or s.key.lower() == finding.name:
-                s.used = True
-                silenced = True
-        if not silenced:
+        covering = [s for s in suppressions if s.covers(finding)]
+        for s in covering:
+            s.used = True
+        if not covering:
             kept.append(finding)
-    if UNUSED_SUPPRESSION in options.codes:
-        kept.extend(_unused(path, suppressions, options))
-    return sorted(set(kept))
+    return kept
+
+
+def _named_rules(suppression) -> list[type[Rule]]:
+    if suppression.ours:
+        rule = find_rule(suppression.key)
+        return [rule] if rule else []
+    return [rule for rule in all_rules() if rule.code.startswith(suppression.key)]
 
 
 def _unused(path: str, suppressions, options: Options) -> Iterable[Finding]:
     for s in suppressions:
-        if s.used or s.key is None:
-            continue
-        rule = find_rule(s.key)
-        if rule is None:
-            if s.key.upper().startswith("KL") or "-" in s.key:
-                yield _tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
-                                    f"suppression names unknown rule {s.key!r}")
-        elif rule.code in options.codes and rule.code != UNUSED_SUPPRESSION:
+        if s.used or s.key is None or not (s.ours or s.key.startswith("KL")):
+            continue  # a bare noqa, or another tool's code
+        named = _named_rules(s)
+        if not named:
             yield _tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
-                                f"unused suppression: {rule.code} ({rule.name}) reports nothing here")
+                                f"suppression names unknown rule {s.key!r}")
+        elif any(rule.code in options.codes and rule.code != UNUSED_SUPPRESSION for rule in named):
+            label = f"{named[0].code} ({named[0].name})" if len(named) == 1 else s.key
+            yield _tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
+                                f"unused suppression: {label} reports nothing here")
 
 
 def check_file(path: str, options: Options) -> list[Finding]:

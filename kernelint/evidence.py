@@ -1,10 +1,30 @@
 """Measured evidence records (``reference_kernels/evidence/<CODE>.json``), written by
-``kernelint prove`` on a GPU and committed. A rule's doc shows its record."""
+``kernelint prove --evidence-dir`` on a GPU and committed. A rule's doc shows its record, and the
+policy below ties the rule's severity and default to it."""
 from __future__ import annotations
 
 import json
 from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
+
+from kernelint.findings import Severity
+
+if TYPE_CHECKING:
+    from kernelint.rules import Rule
+
+#: rule-catalog.md: a default-on perf ``warning`` needs at least this median bad/good time ratio.
+WARNING_MIN_RATIO = 1.2
+FAILURE_CLASSES = ("crash", "compile", "hang", "numerics")
+
+
+def evidence_codes() -> list[str]:
+    """Codes that have a committed record."""
+    try:
+        folder = resources.files("kernelint.reference_kernels").joinpath("evidence")
+        return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".json"))
+    except (FileNotFoundError, OSError, ModuleNotFoundError):
+        return []
 
 
 @lru_cache(maxsize=None)
@@ -19,18 +39,123 @@ def load_record(code: str) -> dict | None:
         return None
 
 
+def policy_problems(rule: type["Rule"], record: dict) -> list[str]:
+    """How ``rule``'s severity and default contradict its record (empty when they agree).
+
+    rule-catalog.md: ``error`` only for a reproduced crash/compile/hang/numerics claim; a
+    default-on ``warning`` only for a perf median ratio of at least 1.2x; below that, or where the
+    claim did not reproduce, ``info`` and off by default. A skipped pair measured nothing.
+    """
+    verdict = record.get("verdict")
+    if verdict == "skipped":
+        return []
+    problems = []
+    if record.get("evidence_class") != rule.evidence_class:
+        problems.append(f"the record is of class {record.get('evidence_class')!r}, the rule of {rule.evidence_class!r}")
+    severity, on = rule.severity, rule.default_enabled
+    if rule.evidence_class == "perf":
+        ratio = record.get("median_ratio") if verdict in ("reproduced", "not-reproduced") else None
+        if severity is Severity.ERROR:
+            problems.append("a perf rule is never an error")
+        if ratio is None or ratio < WARNING_MIN_RATIO:
+            measured = f"median ratio {ratio:.2f}x" if ratio is not None else f"verdict {verdict}"
+            if severity is not Severity.INFO or on:
+                problems.append(f"{measured} (< {WARNING_MIN_RATIO}x): the rule must be info and off by default, "
+                                f"is {severity.value} and {'on' if on else 'off'}")
+    elif rule.evidence_class in FAILURE_CLASSES and verdict != "reproduced":
+        if severity is not Severity.INFO or on:
+            problems.append(f"verdict {verdict}: the rule must be info and off by default, "
+                            f"is {severity.value} and {'on' if on else 'off'}")
+    return problems
+
+
+def _table(record: dict) -> list[str]:
+    cases = record.get("cases") or []
+    if not cases:
+        return []
+    if record.get("evidence_class") == "perf":
+        rows = ["| case | shape | bad ms | good ms | bad/good | bad throughput | good throughput |",
+                "| --- | --- | --- | --- | --- | --- | --- |"]
+        for case in cases:
+            bad, good = case.get("bad", {}), case.get("good", {})
+            rows.append(f"| {_label(case)} | {_params(case)} | {_ms(bad)} | {_ms(good)} | "
+                        f"{_ratio(case)} | {_throughput(bad)} | {_throughput(good)} |")
+        return rows
+    if record.get("evidence_class") == "numerics":
+        rows = ["| case | shape | bad max abs | bad max rel | good max abs | good max rel |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for case in cases:
+            bad, good = case.get("bad", {}), case.get("good", {})
+            rows.append(f"| {_label(case)} | {_params(case)} | {_num(bad, 'max_abs')} | {_num(bad, 'max_rel')} | "
+                        f"{_num(good, 'max_abs')} | {_num(good, 'max_rel')} |")
+        return rows
+    rows = ["| case | shape | bad | good |", "| --- | --- | --- | --- |"]
+    for case in cases:
+        rows.append(f"| {_label(case)} | {_params(case)} | {_outcome(case.get('bad', {}))} | "
+                    f"{_outcome(case.get('good', {}))} |")
+    return rows
+
+
+def _outcome(run: dict) -> str:
+    kind = run.get("error_type", "").rsplit(".", 1)[-1]
+    return f"{run.get('outcome', '?')} ({kind})" if kind else run.get("outcome", "?")
+
+
+def _label(case: dict) -> str:
+    return case.get("name", "?") + (" (control)" if case.get("control") else "")
+
+
+def _params(case: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in (case.get("params") or {}).items())
+
+
+def _ms(run: dict) -> str:
+    return f"{run['time_ms']:.3f}" if isinstance(run.get("time_ms"), (int, float)) else run.get("outcome", "?")
+
+
+def _ratio(case: dict) -> str:
+    return f"{case['ratio']:.2f}x" if isinstance(case.get("ratio"), (int, float)) else "n/a"
+
+
+def _throughput(run: dict) -> str:
+    return f"{run['throughput']:.1f} {run.get('throughput_unit', '')}" if "throughput" in run else "n/a"
+
+
+def _num(run: dict, key: str) -> str:
+    value = run.get(key)
+    if isinstance(value, (int, float)):
+        return f"{value:.2e}" if value else "0"
+    return str(value) if value is not None else run.get("outcome", "?")
+
+
+def machine(record: dict) -> str:
+    env = record.get("environment") or {}
+    if record.get("interpret"):
+        parts = ["the CPU under TRITON_INTERPRET=1"]
+    else:
+        parts = [env.get("gpu") or "unknown GPU"]
+        if env.get("compute_capability"):
+            parts.append(f"compute capability {env['compute_capability']}")
+        if env.get("driver"):
+            parts.append(f"driver {env['driver']}")
+    parts += [f"{key.replace('_', '-')} {env[key]}" for key in ("torch", "triton", "cutlass_dsl", "python")
+              if env.get(key)]
+    return ", ".join(parts)
+
+
 def describe(record: dict) -> str:
-    """Markdown lines for a record: outcome, numbers, machine and versions."""
-    env = record.get("environment", {})
-    lines = [f"**Outcome:** {record.get('verdict', record.get('outcome', 'unknown'))}."]
+    """Markdown for a record: verdict and outcome, the per-case figures, machine, versions, date, command."""
+    verdict = record.get("verdict", "unknown")
+    lines = [f"**Verdict:** {verdict}" + (f" ({record['reason']})" if record.get("reason") else "") + "."]
+    if record.get("outcome"):
+        lines += ["", f"**Measured:** {record['outcome']}."]
     if record.get("summary"):
-        lines.append("")
-        lines.append(record["summary"])
-    machine = ", ".join(
-        f"{key} {env[key]}" for key in ("gpu", "compute_capability", "driver", "torch", "triton", "cutlass_dsl")
-        if env.get(key)
-    )
-    if machine:
-        lines.append("")
-        lines.append(f"Measured on {machine}, {record.get('date', 'date unknown')}, by `{record.get('command', 'kernelint prove')}`.")
+        lines += ["", record["summary"]]
+    table = _table(record)
+    if table:
+        lines += [""] + table
+    if record.get("claim"):
+        lines += ["", f"Seed claim: {record['claim']}"]
+    lines += ["", f"Measured on {machine(record)}, {record.get('date', 'date unknown')}, "
+                  f"by `{record.get('command', 'kernelint prove')}`."]
     return "\n".join(lines)

@@ -1,5 +1,6 @@
 """Inline suppressions: ``# noqa: KL101`` and ``# kernelint: disable=name-or-code``.
 
+A ``# noqa`` code also silences the codes it is a prefix of, as in flake8 (``# noqa: KL1``).
 ``# kernelint: disable=X`` silences X on its own line when it trails code, and on the next
 line when the comment stands alone; ``# kernelint: disable-file=X`` silences X in the file.
 A bare ``# noqa`` silences every finding on its line (flake8's convention).
@@ -24,7 +25,19 @@ class Suppression:
     key: str | None  # rule code or name; None for a bare ``# noqa``
     scope: str  # "line", "file"
     target_line: int  # the line it silences (ignored for file scope)
+    #: True for ``# kernelint: ...``: every key there is meant for kernelint, while a ``# noqa``
+    #: may list other tools' codes.
+    ours: bool = False
     used: bool = field(default=False)
+
+    def covers(self, finding) -> bool:
+        if self.scope == "line" and self.target_line != finding.line:
+            return False
+        if self.key is None:
+            return True
+        if self.ours:
+            return self.key.upper() == finding.code or self.key.lower() == finding.name
+        return finding.code.startswith(self.key)  # flake8 matches noqa codes as prefixes
 
 
 def _comments(source: str):
@@ -50,7 +63,7 @@ def _next_code_line(lines: list[str], after: int) -> int:
 
 
 def parse_suppressions(source: str) -> list[Suppression]:
-    if "noqa" not in source and "kernelint:" not in source:
+    if "noqa" not in source.lower() and "kernelint:" not in source:
         return []
     lines = source.splitlines()
     found: list[Suppression] = []
@@ -66,5 +79,5 @@ def parse_suppressions(source: str) -> list[Suppression]:
             scope = "file" if match.group("kind") == "disable-file" else "line"
             target = _next_code_line(lines, line) if stands_alone and scope == "line" else line
             for name in re.split(r"\s*,\s*", match.group("names").strip()):
-                found.append(Suppression(line, column, name, scope, target))
+                found.append(Suppression(line, column, name, scope, target, ours=True))
     return found

@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import attr
 import sarif_om as om
@@ -17,13 +18,22 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
+#: Emitted even when equal to the schema default: GitHub reads them from every rule and result.
+_ALWAYS = {"level", "version"}
+
+
+def _default(field):
+    default = field.default
+    return default.factory() if isinstance(default, attr.Factory) else default
+
+
 def _to_json(value):
     """sarif-om objects -> plain JSON, using the schema property names, defaults left out."""
     if attr.has(type(value)):
         out = {}
         for field in attr.fields(type(value)):
             item = getattr(value, field.name)
-            if item is None or (field.default is not attr.NOTHING and item == field.default and field.name != "version"):
+            if item is None or (field.name not in _ALWAYS and item == _default(field)):
                 continue
             out[field.metadata.get("schema_property_name", field.name)] = _to_json(item)
         return out
@@ -34,12 +44,18 @@ def _to_json(value):
     return value
 
 
+def _what_it_does(rule) -> str:
+    """The doc's first section as one paragraph (SARIF's fullDescription is plain text)."""
+    section = rule.doc.split("## What it does", 1)[-1].split("\n## ", 1)[0]
+    return " ".join(section.split()) or rule.summary
+
+
 def _descriptor(rule) -> om.ReportingDescriptor:
     return om.ReportingDescriptor(
         id=rule.code,
         name=rule.name,
         short_description=om.MultiformatMessageString(text=rule.summary),
-        full_description=om.MultiformatMessageString(text=rule.summary),
+        full_description=om.MultiformatMessageString(text=_what_it_does(rule)),
         help=om.MultiformatMessageString(text=docs.body(rule), markdown=docs.render(rule)),
         default_configuration=om.ReportingConfiguration(
             level=_LEVEL[rule.severity], enabled=rule.default_enabled
@@ -47,18 +63,21 @@ def _descriptor(rule) -> om.ReportingDescriptor:
     )
 
 
-def _relative_uri(path: str) -> str:
+def _artifact(path: str) -> om.ArtifactLocation:
+    """A URI relative to %SRCROOT% (the working directory), as code scanning wants; a file
+    outside it gets an absolute file URI."""
     absolute = Path(path).resolve()
     try:
-        return absolute.relative_to(Path.cwd().resolve()).as_posix()
+        relative = absolute.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
-        return absolute.as_posix()
+        return om.ArtifactLocation(uri=absolute.as_uri())
+    return om.ArtifactLocation(uri=quote(relative), uri_base_id="%SRCROOT%")
 
 
 def _fingerprint(finding: Finding, line_text: str, occurrence: int) -> str:
     """Stable across unrelated edits: the rule, the file, the flagged line's text (stripped) and
     which occurrence of that text it is — not the line number."""
-    key = f"{finding.code}:{_relative_uri(finding.path)}:{line_text.strip()}:{occurrence}"
+    key = f"{finding.code}:{_artifact(finding.path).uri}:{line_text.strip()}:{occurrence}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
@@ -86,7 +105,7 @@ def render(findings: list[Finding], rules) -> str:
             level=_LEVEL[finding.severity],
             message=om.Message(text=finding.message),
             locations=[om.Location(physical_location=om.PhysicalLocation(
-                artifact_location=om.ArtifactLocation(uri=_relative_uri(finding.path), uri_base_id="%SRCROOT%"),
+                artifact_location=_artifact(finding.path),
                 region=om.Region(
                     start_line=finding.line, start_column=finding.column,
                     end_line=finding.end_line, end_column=max(finding.end_column, finding.column),

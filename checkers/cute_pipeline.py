@@ -1,0 +1,175 @@
+"""CuTe DSL pipeline rules: the mbarrier protocol (init, fence, phase) that raw pipelines follow."""
+from __future__ import annotations
+
+import ast
+
+from kernelint.findings import Severity
+from kernelint.model.cute import (
+    assigned_in,
+    is_mbarrier_init,
+    is_mbarrier_init_fence,
+    ring_modulus,
+    trip_count_at_most,
+    wait_operands,
+)
+from kernelint.rules import Report, Rule
+
+_REFERENCE = "CuTe DSL kernel skill, 'Asynchrony tier 2: TMA + mbarriers (SM90+)'"
+
+
+class MbarrierPhaseNotFlipped(Rule):
+    code = "KL302"
+    name = "mbarrier-phase-not-flipped"
+    family = "cute-pipeline"
+    dsl = "cute"
+    severity = Severity.ERROR
+    evidence_class = "hang"
+    summary = "A ring of mbarriers is reused while the wait phase stays the same: the second pass hangs."
+    doc = """
+## What it does
+Reports an mbarrier wait (`cute.arch.mbarrier_wait(bar + s, phase)`, `mbarrier_try_wait`,
+`mbarrier_test_wait`, the experimental `mbarrier_wait_parity`) inside a loop whose stage index
+wraps around a ring (`s = k % NUM_STAGES`, `s = (s + 1) % NUM_STAGES`, `if s == N: s = 0`) while
+the phase passed to the wait is a name or constant the loop never rebinds. Waits whose phase is
+computed per iteration (`(k // NUM_STAGES) & 1`) and `cutlass.pipeline` states (`PipelineState`,
+`consumer_wait(state)`), which flip their phase in `advance()`, are not reported.
+
+## Why is this bad?
+An mbarrier alternates between an even and an odd phase each time it completes, and a wait
+names the parity of the phase it waits for. After the ring wraps, the same barrier completes a
+second time, so the parity to wait for is the other one. Waiting on the old parity then waits
+for a phase that already passed and is now current again: it never completes, and the kernel
+hangs (or, if the wait happens to run early, returns at once and reads stale data).
+
+## Example
+```python
+phase = cutlass.Int32(0)
+for k in cutlass.range(num_tiles):
+    s = k % NUM_STAGES
+    cute.arch.mbarrier_wait(full + s, phase)
+    ...
+```
+
+## Use instead
+Flip the phase whenever the stage index wraps, or use `cutlass.pipeline` with a
+`PipelineState` that does it for you:
+```python
+phase = cutlass.Int32(0)
+for k in cutlass.range(num_tiles):
+    s = k % NUM_STAGES
+    cute.arch.mbarrier_wait(full + s, phase)
+    ...
+    if s == NUM_STAGES - 1:
+        phase ^= 1
+```
+"""
+    references = f"{_REFERENCE} (every consumer tracks `(index, phase)` and flips phase each wrap); 'Failure → diagnosis table', row 'Hang'."
+    node_types = (ast.Call,)
+
+    def check(self, node: ast.Call, ctx):
+        operands = wait_operands(ctx, node)
+        if operands is None:
+            return
+        barrier, phase = operands
+        if isinstance(phase, ast.Name):
+            phase_name = phase.id
+        elif isinstance(phase, ast.Constant) and phase.value in (0, 1):
+            phase_name = None
+        else:
+            return
+        for loop in ctx.loops_of(node):
+            bound = ring_modulus(loop, barrier)
+            if bound is None:
+                continue
+            if trip_count_at_most(ctx, loop, bound) or (phase_name and assigned_in(loop, phase_name)):
+                return
+            yield Report(
+                node,
+                f"mbarrier wait with phase `{ast.unparse(phase)}` in a loop that wraps the stage index "
+                f"(`% {ast.unparse(bound)}`) but never flips the phase; the second pass over a stage "
+                "waits for a phase that has already completed and hangs",
+            )
+            return
+
+
+class MbarrierInitWithoutFence(Rule):
+    code = "KL303"
+    name = "mbarrier-init-without-fence"
+    family = "cute-pipeline"
+    dsl = "cute"
+    severity = Severity.ERROR
+    evidence_class = "crash"
+    summary = "`mbarrier_init` with no `mbarrier_init_fence()` after it in the same kernel: a race on the barrier."
+    doc = """
+## What it does
+Reports `cute.arch.mbarrier_init(...)` (or the experimental `mbarrier_init`) in a kernel when no
+`cute.arch.mbarrier_init_fence()` (`fence_mbarrier_init()`, `pipeline_init_arrive(...)`, or the
+creation of a `cutlass.pipeline` object without `defer_sync=True`, which fence internally) follows
+it in the same kernel, directly or through a helper defined in the same file.
+
+## Why is this bad?
+One thread initialises the barrier in shared memory. Other threads, other CTAs of the cluster
+and the TMA unit (which signals completion through the async proxy) must see that
+initialisation before they arrive on or wait for the barrier. `mbarrier_init_fence()` orders the
+initialisation before those accesses, and a CTA (or cluster) barrier after it keeps everyone
+from using the barrier too early. Without them an arrival can reach the barrier before it is
+initialised: the kernel may fault (`unspecified launch failure`), lose the arrival and hang, or
+work by luck; which one depends on timing, so the bug can hide on one GPU and show on another.
+
+## Example
+```python
+with cute.arch.elect_one():
+    cute.arch.mbarrier_init(mbar, 1)
+cute.arch.sync_threads()
+cute.arch.mbarrier_wait(mbar, 0)
+```
+
+## Use instead
+```python
+with cute.arch.elect_one():
+    cute.arch.mbarrier_init(mbar, 1)
+cute.arch.mbarrier_init_fence()
+cute.arch.sync_threads()
+cute.arch.mbarrier_wait(mbar, 0)
+```
+"""
+    references = f"{_REFERENCE} (`mbarrier_init` once, then `mbarrier_init_fence` and a sync); 'Cluster features (SM90+)'."
+    node_types = (ast.Call,)
+
+    def check(self, node: ast.Call, ctx):
+        if not is_mbarrier_init(ctx, node) or ctx.kernel_of(node) is None:
+            return
+        function = ctx.function_of(node)
+        position = (node.lineno, node.col_offset)
+        calls = [c for c in ast.walk(function) if isinstance(c, ast.Call) and c is not node]
+        if any((c.lineno, c.col_offset) > position and _fences(ctx, c) for c in calls):
+            return
+        misplaced = any(is_mbarrier_init_fence(ctx, c) for c in calls)
+        yield Report(
+            node,
+            "mbarrier initialised without `cute.arch.mbarrier_init_fence()` (and a CTA/cluster sync) "
+            "after it; other threads and the TMA unit may see it uninitialised"
+            + ("; the fence placed before the init orders nothing" if misplaced else ""),
+        )
+
+
+def _fences(ctx, call: ast.Call, depth: int = 2) -> bool:
+    """``call`` fences barrier init, itself or in the body of a helper defined in this file."""
+    if is_mbarrier_init_fence(ctx, call):
+        return True
+    if depth == 0:
+        return False
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else (
+        func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+        and func.value.id in ("self", "cls") else None
+    )
+    if name is None:
+        return False
+    helpers = [
+        d for d in ctx.nodes(ast.FunctionDef) + ctx.nodes(ast.AsyncFunctionDef) if d.name == name
+    ]
+    return any(
+        _fences(ctx, inner, depth - 1)
+        for helper in helpers for inner in ast.walk(helper) if isinstance(inner, ast.Call)
+    )

@@ -1,0 +1,246 @@
+"""Triton numerics rules: math functions that need fp32, and formulas that compute the wrong one."""
+from __future__ import annotations
+
+import ast
+import re
+
+from kernelint.findings import Confidence, Severity
+from kernelint.model.dtypes import Precision, precision_of
+from kernelint.rules import Report, Rule
+
+_SEED = "cuTile→Triton conversion guide (seed 000)"
+
+#: erf and its relatives: Triton checks their argument is fp32 or fp64 (``math._check_dtype``;
+#: libdevice dispatches only fp32 and fp64 symbols).
+_ERF_FUNCTIONS = frozenset({
+    "triton.language.erf",
+    "triton.language.math.erf",
+    *(f"triton.language.extra.libdevice.{n}" for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv")),
+})
+
+
+def _triton_kernel(ctx, node):
+    kernel = ctx.kernel_of(node)
+    return kernel if kernel is not None and kernel.dsl == "triton" else None
+
+
+def _erf_argument(call: ast.Call, ctx) -> ast.expr | None:
+    """The argument of an erf call (``tl.math.erf(x)``, ``libdevice.erf(x)``, ``x.erf()``)."""
+    name = ctx.call_name(call)
+    if name in _ERF_FUNCTIONS:
+        return call.args[0] if call.args else None
+    func = call.func
+    if name is None and isinstance(func, ast.Attribute) and func.attr == "erf" and not call.args:
+        return func.value
+    return None
+
+
+class ErfNeedsFp32(Rule):
+    code = "KL104"
+    name = "erf-needs-fp32"
+    family = "triton-numerics"
+    dsl = "triton"
+    severity = Severity.ERROR
+    evidence_class = "compile"
+    summary = "`tl.math.erf` on a value that is not fp32/fp64 does not compile; upcast it first."
+    node_types = (ast.Call,)
+    doc = """
+## What it does
+Flags `tl.erf` / `tl.math.erf` / `x.erf()` and libdevice's `erf`, `erfc`, `erfcx`, `erfinv`
+and `erfcinv` in a Triton kernel when the argument is not provably fp32 or fp64: either it was
+cast to fp16/bf16/fp8, or it was read with `tl.load` and never converted (so its type is the
+tensor's, and kernels that serve fp16 or bf16 tensors get a half-precision value).
+
+It stays silent after `.to(tl.float32)`, on fp32 accumulators (`tl.zeros(..., dtype=tl.float32)`,
+`tl.dot` results), on quotients (Triton computes `/` in fp32) and whenever the type cannot be
+read from the source (a helper's parameter, a value cast to a `DTYPE` constexpr).
+
+## Why is this bad?
+Triton does not promote the argument of these functions. `tl.math.erf` checks that its input is
+fp32 or fp64 and raises `ValueError: Expected dtype ['fp32', 'fp64'] but got fp16` (a
+`CompilationError` on the GPU), libdevice has no fp16 or bf16 `erf` to dispatch to. Multiplying
+by a Python constant keeps the half type: `tl.math.erf(x * 0.7071)` fails just the same.
+
+## Example
+```python
+x = tl.load(x_ptr + offs, mask=mask)
+cdf = 0.5 * (1.0 + tl.math.erf(x * 0.7071067811865476))
+```
+
+## Use instead
+```python
+x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+cdf = 0.5 * (1.0 + tl.math.erf(x * 0.7071067811865476))
+```
+Do not swap `erf` for the tanh formula to dodge the error: that is a different function
+(KL105).
+"""
+    references = f"""
+- {_SEED}, 'Triton Math Function Dtype Requirements (CRITICAL)' (its remark that Triton
+  auto-promotes fp16 for `erf` did not hold when measured).
+- Triton source: `triton/language/math.py`, `_check_dtype(dtypes=["fp32", "fp64"])` on `erf`.
+"""
+    prior_evidence = """
+`tl.math.erf` on fp16 failed with `CompilationError ... Expected dtype ['fp32', 'fp64'] but got
+fp16` on an H200 (triton 3.6.0), and with the same `ValueError` under `TRITON_INTERPRET=1`
+(triton 3.9.0, CPU).
+"""
+
+    def check(self, node, ctx):
+        if _triton_kernel(ctx, node) is None:
+            return
+        argument = _erf_argument(node, ctx)
+        if argument is None:
+            return
+        precision = precision_of(argument, ctx)
+        if precision is Precision.LOW:
+            yield Report(node, "erf of a fp16/bf16 value does not compile: Triton's erf accepts only "
+                               "fp32/fp64; upcast with `.to(tl.float32)`")
+        elif precision is Precision.LOADED:
+            yield Report(node, "erf of a value loaded from memory without `.to(tl.float32)`: fails to "
+                               "compile when the tensor is fp16/bf16")
+
+
+# --- KL105 -----------------------------------------------------------------------------------------
+
+#: Constants that only occur in the tanh approximation of GELU: the cubic coefficient, and the
+#: same coefficient folded with sqrt(2/pi).
+_TANH_GELU_CONSTANTS = (0.044715, 0.044715 * 0.7978845608028654)
+#: Name words that say the exact error function or normal CDF is meant.
+_EXACT_WORDS = frozenset({"erf", "erfc", "cdf", "ndtr", "normal", "exact", "gaussian"})
+#: Variable-name words that say so (``cdf`` alone is the usual name of tanh-GELU's factor too).
+_EXACT_VARIABLE_WORDS = _EXACT_WORDS - {"cdf"}
+#: Function-name words that say the approximation is deliberate.
+_APPROXIMATE_WORDS = frozenset({"tanh", "approx", "approximate", "fast"})
+_FOLLOW_DEPTH = 4
+
+
+def _words(name: str) -> set[str]:
+    """``standardNormalCDF_v2`` -> {"standard", "normal", "cdf", "v"}."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1_\2", name)
+    return {w for w in re.split(r"[^a-zA-Z]+", spaced.lower()) if w}
+
+
+def _is_tanh_gelu_constant(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, float)
+        and any(abs(node.value - c) <= 1e-6 * c for c in _TANH_GELU_CONSTANTS)
+    )
+
+
+def _statement_of(node: ast.AST, ctx) -> ast.stmt | None:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.stmt):
+            return ancestor
+    return None
+
+
+def _targets(statement: ast.stmt) -> set[str]:
+    targets = []
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _names_downstream(statement: ast.stmt, function: ast.AST) -> set[str]:
+    """Variables the statement assigns, and those assigned from them, a few steps on."""
+    found = _targets(statement)
+    frontier = set(found)
+    assignments = [s for s in ast.walk(function) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))]
+    for _ in range(_FOLLOW_DEPTH):
+        step = set()
+        for assignment in assignments:
+            value = assignment.value
+            if value is not None and any(
+                isinstance(n, ast.Name) and n.id in frontier for n in ast.walk(value)
+            ):
+                step |= _targets(assignment) - found
+        if not step:
+            break
+        found |= step
+        frontier = step
+    return found
+
+
+def _chosen_by_tanh_switch(node: ast.AST, ctx) -> bool:
+    """Inside a branch selected by a test that mentions tanh (``if approximate == "tanh":``)."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (ast.If, ast.IfExp)):
+            for part in ast.walk(ancestor.test):
+                text = part.value if isinstance(part, ast.Constant) and isinstance(part.value, str) else (
+                    part.id if isinstance(part, ast.Name) else part.attr if isinstance(part, ast.Attribute) else "")
+                if _words(text) & _APPROXIMATE_WORDS:
+                    return True
+    return False
+
+
+class TanhApproximationAsErf(Rule):
+    code = "KL105"
+    name = "tanh-approximation-as-erf"
+    family = "triton-numerics"
+    dsl = "triton"
+    severity = Severity.ERROR
+    evidence_class = "numerics"
+    summary = "The tanh-GELU formula (0.044715) is used where the code says it computes erf or the normal CDF."
+    node_types = (ast.Constant,)
+    doc = """
+## What it does
+Flags the tanh approximation of GELU, recognised by its coefficient `0.044715` (or
+`0.044715 * sqrt(2/pi)` ≈ `0.0356774`), in Triton kernel code whose names say the exact function
+is meant: the enclosing function's name or the variables the formula feeds are called `erf`,
+`cdf`, `ndtr`, `normal`, `exact` or `gaussian` (for variables, `cdf` alone does not count: it is
+the usual name of tanh-GELU's factor too).
+
+It stays silent when the approximation is deliberate: a function named for it (`gelu_tanh`,
+`fast_gelu`, `approx_cdf`) or a branch chosen by a tanh switch (`if approximate == "tanh":`).
+
+## Why is this bad?
+`0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))` approximates the normal CDF Φ(x) only to
+about 1e-4, and `tanh(...)` is not an approximation of `erf(x)` at all: it was fitted for GELU.
+Code that promises the exact GELU, `erf` or Φ and computes this formula silently disagrees with
+`torch.erf`, `torch.special.ndtr` or `F.gelu(approximate="none")` far beyond fp32 tolerance. It
+often appears after `erf` failed to compile on fp16 input (KL104); the fix there is an upcast.
+
+## Example
+```python
+@triton.jit
+def standard_normal_cdf(x):
+    erf_approx = tanh(0.7978845608 * (x + 0.044715 * x * x * x))
+    return 0.5 * (1.0 + erf_approx)
+```
+
+## Use instead
+```python
+@triton.jit
+def standard_normal_cdf(x):
+    return 0.5 * (1.0 + tl.math.erf(x.to(tl.float32) * 0.7071067811865476))
+```
+If the tanh approximation is what you want, name it so (`gelu_tanh`).
+"""
+    references = f"""
+- {_SEED}, 'Triton Math Function Dtype Requirements (CRITICAL)', 'Common Mistake: Wrong
+  Mathematical Substitution'.
+- {_SEED}, 'Gotchas' table, row 'Math func approx'.
+"""
+
+    def check(self, node, ctx):
+        if not _is_tanh_gelu_constant(node) or _triton_kernel(ctx, node) is None:
+            return
+        function = ctx.function_of(node)
+        function_words = set()
+        for ancestor in [function, *ctx.ancestors(function)]:
+            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                function_words |= _words(ancestor.name)
+        if function_words & _APPROXIMATE_WORDS or _chosen_by_tanh_switch(node, ctx):
+            return
+        statement = _statement_of(node, ctx)
+        variables = _names_downstream(statement, function) if statement is not None else set()
+        variable_words = set().union(*map(_words, variables)) if variables else set()
+        meant = (function_words & _EXACT_WORDS) | (variable_words & _EXACT_VARIABLE_WORDS)
+        if meant:
+            yield Report(node, f"tanh-GELU coefficient {node.value} where the code names "
+                               f"{'/'.join(sorted(meant))}: this formula is not erf or the exact normal "
+                               f"CDF; use `tl.math.erf` on an fp32 value")

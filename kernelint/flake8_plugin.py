@@ -1,0 +1,31 @@
+"""flake8 front end: ``flake8 --select KL`` reports what ``kernelint check`` reports.
+
+It runs kernelint's engine on the text flake8 read (not on flake8's tree), with the rules the
+nearest pyproject's ``[tool.kernelint]`` selects for the file, so both front ends agree. flake8
+imports every plugin at start-up, so the engine is imported only when a file is checked.
+"""
+from __future__ import annotations
+
+import kernelint
+
+
+class KernelintFlake8:
+    name = "kernelint"
+    version = kernelint.__version__
+
+    def __init__(self, tree, lines: list[str], filename: str) -> None:
+        # flake8 always passes its tree; the engine parses ``lines`` itself, as the CLI does.
+        self.lines = lines
+        self.filename = filename
+
+    def run(self):
+        from kernelint.config import ConfigError, options_for
+        from kernelint.engine import INTERNAL_ERROR, check_source
+
+        try:
+            options = options_for(self.filename)
+        except ConfigError as error:
+            yield 1, 0, f"{INTERNAL_ERROR} kernelint configuration error: {error}", type(self)
+            return
+        for finding in check_source(self.filename, "".join(self.lines), options):
+            yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)

@@ -1,0 +1,305 @@
+"""Element types of Triton kernel values, as far as the source proves them.
+
+Rules ask two things: which literal dtype an expression names (``tl.float16`` -> ``"float16"``,
+``torch.int32`` -> ``"int32"``), and how wide a kernel value's floating type is
+(``precision_of``). The second follows Triton's promotion rules (``semantic.py``,
+``computation_type_impl``): Python scalars and constexprs do not take part, ``/`` and ``%`` on
+floats give fp32 or wider, fp32 meets fp16 as fp32, fp16 meets fp16 as fp16. A value read with
+``tl.load`` has whatever type its pointer has, which the kernel text does not say.
+
+Reads are flow-sensitive enough for straight-line kernel code: a name's value is the last
+assignment that must run before the use, plus assignments in branches and loop-carried updates
+that may run. Where several of them disagree, the answer is ``UNKNOWN``.
+"""
+from __future__ import annotations
+
+import ast
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from kernelint.model.values import Definition
+from kernelint.model.walk import ancestors, parent
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+
+TL = "triton.language."
+
+TRITON_FLOAT_WIDE = frozenset({"float32", "float64"})
+TRITON_FLOAT_LOW = frozenset({
+    "float16", "bfloat16", "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
+})
+TRITON_INTS = frozenset({f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"int1"})
+TRITON_DTYPES = TRITON_FLOAT_WIDE | TRITON_FLOAT_LOW | TRITON_INTS
+
+#: torch spellings that mean the same dtype (``torch.int`` is int32, ``torch.half`` fp16, ...).
+_TORCH_ALIASES = {
+    "int": "int32", "long": "int64", "short": "int16", "half": "float16", "float": "float32",
+    "double": "float64", "bfloat16": "bfloat16",
+}
+
+
+class Precision(Enum):
+    """How wide a kernel value's float type provably is."""
+
+    WIDE = "fp32/fp64"
+    LOW = "fp16/bf16/fp8"
+    #: Read from memory (``tl.load``) and not converted since: as wide as the pointer's tensor.
+    LOADED = "loaded"
+    #: A Python number or constexpr: takes the type of the tensor it meets.
+    SCALAR = "scalar"
+    UNKNOWN = "unknown"
+
+
+def triton_dtype(expr: ast.AST | None, ctx: "FileContext") -> str | None:
+    """The ``triton.language`` dtype ``expr`` names literally (``"float16"``), following module
+    constants such as ``ACC_DTYPE = tl.float32``; None for constexpr parameters and anything else."""
+    return _literal_dtype(expr, ctx, TL, TRITON_DTYPES)
+
+
+def torch_dtype(expr: ast.AST | None, ctx: "FileContext") -> str | None:
+    """The ``torch`` dtype ``expr`` names (``torch.int`` -> ``"int32"``), or None."""
+    name = _literal_dtype(expr, ctx, "torch.", None)
+    return _TORCH_ALIASES.get(name, name) if name else None
+
+
+def _literal_dtype(expr, ctx, prefix: str, allowed) -> str | None:
+    if expr is None:
+        return None
+    names = set()
+    for value in ctx.values_of(expr):
+        qualname = ctx.qualname(value) if value is not None else None
+        if not qualname or not qualname.startswith(prefix):
+            return None
+        name = qualname[len(prefix):]
+        if "." in name or (allowed is not None and name not in allowed):
+            return None
+        names.add(name)
+    return names.pop() if len(names) == 1 else None
+
+
+def precision_of_dtype(name: str | None) -> Precision:
+    if name in TRITON_FLOAT_WIDE:
+        return Precision.WIDE
+    if name in TRITON_FLOAT_LOW:
+        return Precision.LOW
+    return Precision.UNKNOWN
+
+
+# --- precision of kernel values ----------------------------------------------------------------
+
+#: Elementwise functions: the result has the promoted type of all their arguments.
+_ELEMENTWISE = frozenset(TL + n for n in (
+    "abs", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "sigmoid",
+    "maximum", "minimum", "clamp", "fma", "math.exp", "math.exp2", "math.log", "math.log2",
+    "math.sqrt", "math.rsqrt", "math.abs", "math.fma",
+))
+#: Shape, reduction and ``*_like`` functions: the result has the type of the first argument.
+_FIRST_ARG = frozenset(TL + n for n in (
+    "trans", "permute", "reshape", "view", "broadcast_to", "expand_dims", "ravel", "flip", "sum",
+    "max", "min", "cumsum", "cumprod", "softmax", "zeros_like", "ones_like", "full_like",
+))
+_METHODS_FIRST_ARG = frozenset(n.rsplit(".", 1)[-1] for n in _FIRST_ARG)
+_LOADS = frozenset({TL + "load", TL + "atomic_add", TL + "atomic_max", TL + "atomic_min", TL + "atomic_xchg"})
+#: Constructors and the position of their ``dtype`` argument.
+_CONSTRUCTORS = {TL + "zeros": 1, TL + "full": 2}
+
+
+def precision_of(expr: ast.AST, ctx: "FileContext") -> Precision:
+    """How wide the float type of kernel value ``expr`` provably is."""
+    return _Inference(ctx).of(expr)
+
+
+class _Inference:
+    def __init__(self, ctx: "FileContext", depth: int = 24):
+        self.ctx = ctx
+        self.budget = depth
+        self.visiting: set[int] = set()
+
+    def of(self, expr: ast.AST) -> Precision | None:
+        """None only for a definition already being evaluated (a loop-carried cycle)."""
+        if self.budget <= 0:
+            return Precision.UNKNOWN
+        self.budget -= 1
+        try:
+            return self._of(expr)
+        finally:
+            self.budget += 1
+
+    def _of(self, expr: ast.AST) -> Precision | None:
+        if isinstance(expr, ast.Constant):
+            return Precision.SCALAR if isinstance(expr.value, (int, float)) else Precision.UNKNOWN
+        if isinstance(expr, ast.Name):
+            return self._name(expr)
+        if isinstance(expr, ast.BinOp):
+            return self._binop(expr.op, [self.of(expr.left), self.of(expr.right)])
+        if isinstance(expr, ast.UnaryOp):
+            return self.of(expr.operand)
+        if isinstance(expr, ast.IfExp):
+            return _one_of([self.of(expr.body), self.of(expr.orelse)])
+        if isinstance(expr, ast.Subscript):  # x[:, None]
+            return self.of(expr.value)
+        if isinstance(expr, ast.Call):
+            return self._call(expr)
+        return Precision.UNKNOWN
+
+    def _binop(self, op: ast.operator, operands: list[Precision | None]) -> Precision | None:
+        tensors = [p for p in operands if p is not Precision.SCALAR]
+        if not tensors:
+            return Precision.SCALAR
+        if any(p is None for p in tensors):
+            known = [p for p in tensors if p is not None]
+            return self._binop(op, known) if known else None
+        if isinstance(op, (ast.Div, ast.Mod)):
+            # Triton computes float / and % in fp32 (fp64 if an operand is fp64); int / int too.
+            return Precision.WIDE if Precision.UNKNOWN not in tensors else Precision.UNKNOWN
+        if Precision.WIDE in tensors:
+            return Precision.WIDE
+        return _one_of(tensors)
+
+    def _call(self, call: ast.Call) -> Precision | None:
+        ctx = self.ctx
+        name = ctx.call_name(call)
+        func = call.func
+        if isinstance(func, ast.Attribute) and name is None:  # a method of a kernel value
+            if func.attr == "to":
+                return self._cast(call.args[0] if call.args else _keyword(call, "dtype"))
+            if func.attr in _METHODS_FIRST_ARG:
+                return self.of(func.value)
+            return Precision.UNKNOWN
+        if name in _LOADS:
+            return Precision.LOADED
+        if name == TL + "cast":
+            return self._cast(call.args[1] if len(call.args) > 1 else _keyword(call, "dtype"))
+        if name in _CONSTRUCTORS:
+            position = _CONSTRUCTORS[name]
+            dtype = _keyword(call, "dtype")
+            if dtype is None and len(call.args) > position:
+                dtype = call.args[position]
+            return precision_of_dtype(triton_dtype(dtype, ctx))
+        if name == TL + "dot":
+            acc = call.args[2] if len(call.args) > 2 else _keyword(call, "acc")
+            if acc is not None:
+                return self.of(acc)
+            out = _keyword(call, "out_dtype")
+            return Precision.WIDE if out is None else precision_of_dtype(triton_dtype(out, ctx))
+        if name == TL + "where" and len(call.args) == 3:
+            return self._binop(ast.Add(), [self.of(call.args[1]), self.of(call.args[2])])
+        if name in _ELEMENTWISE or name in _FIRST_ARG:
+            args = call.args[:1] if name in _FIRST_ARG else call.args
+            return self._binop(ast.Add(), [self.of(a) for a in args]) if args else Precision.UNKNOWN
+        return Precision.UNKNOWN
+
+    def _cast(self, dtype: ast.expr | None) -> Precision:
+        return precision_of_dtype(triton_dtype(dtype, self.ctx))
+
+    def _name(self, name: ast.Name) -> Precision | None:
+        found: list[Precision | None] = []
+        for definition in reaching_definitions(name, self.ctx):
+            key = id(definition.node)
+            if key in self.visiting:
+                found.append(None)
+                continue
+            self.visiting.add(key)
+            try:
+                found.append(self._definition(definition, name))
+            finally:
+                self.visiting.discard(key)
+        known = [p for p in found if p is not None]
+        if not found:
+            return Precision.UNKNOWN
+        return _one_of(known) if known else None
+
+    def _definition(self, definition: Definition, name: ast.Name) -> Precision | None:
+        node = definition.node
+        if isinstance(node, ast.arg):
+            kernel = self.ctx.kernel_of(node)
+            if kernel is not None and kernel.is_constexpr(node, self.ctx.qualname):
+                return Precision.SCALAR
+            return Precision.UNKNOWN
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            previous = ast.Name(id=node.target.id, ctx=ast.Load())
+            previous.lineno, previous.col_offset = node.lineno, node.col_offset
+            previous._kl_parent = node  # type: ignore[attr-defined]
+            return self._binop(node.op, [self.of(previous), self.of(node.value)])
+        if definition.value is None:
+            return Precision.UNKNOWN
+        return self.of(definition.value)
+
+
+def _one_of(values: list[Precision]) -> Precision:
+    """A value that is one of ``values``: known only if they all agree."""
+    first = values[0] if values else Precision.UNKNOWN
+    return first if all(v is first for v in values) else Precision.UNKNOWN
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+# --- which assignments reach a use -------------------------------------------------------------
+
+def reaching_definitions(use: ast.Name, ctx: "FileContext") -> list[Definition]:
+    """The bindings of ``use.id`` that may give ``use`` its value.
+
+    Within one function: the last binding that must run before ``use`` (an earlier statement of
+    an enclosing block), every binding after it that may run first (inside branches or loops),
+    and bindings later in a loop that encloses ``use`` (loop-carried). Bindings of an enclosing
+    scope (module constants) are returned as they are."""
+    definitions = ctx.definitions(use.id, use)
+    if not definitions or ctx.scope_of(definitions[0].node) is not ctx.scope_of(use):
+        return definitions
+    loops = {id(loop) for loop in ctx.loops_of(use)}
+    before, reaching = [], []
+    for definition in definitions:
+        if _binds_before(definition.node, use):
+            before.append(definition)
+        elif any(id(a) in loops for a in ancestors(definition.node)):
+            reaching.append(definition)
+    for definition in sorted(before, key=lambda d: _position(d.node), reverse=True):
+        reaching.append(definition)
+        if _dominates(definition.node, use):
+            break
+    return reaching
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return any(a is outer for a in ancestors(inner))
+
+
+def _binds_before(binding: ast.AST, use: ast.AST) -> bool:
+    """The binding happens earlier in the text than ``use`` is read. An assignment binds after
+    its right-hand side is evaluated, so ``x = f(x)`` does not reach its own ``x``."""
+    if _position(binding) >= _position(use):
+        return False
+    return not (isinstance(binding, _ASSIGNMENTS) and _contains(binding, use))
+
+
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
+
+
+def _dominates(binding: ast.AST, use: ast.AST) -> bool:
+    """True when ``binding`` certainly runs before ``use`` (structured code, no early exits)."""
+    if isinstance(binding, ast.arg):
+        return True
+    if isinstance(binding, (ast.For, ast.AsyncFor)):
+        return _contains(binding, use)
+    if not isinstance(binding, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return False
+    owner = parent(binding)
+    for ancestor in ancestors(use):
+        if parent(ancestor) is owner:
+            return _same_block(owner, binding, ancestor)
+    return False
+
+
+def _same_block(owner: ast.AST, first: ast.AST, second: ast.AST) -> bool:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(owner, field, None)
+        if isinstance(block, list) and any(s is first for s in block):
+            return any(s is second for s in block)
+    return False

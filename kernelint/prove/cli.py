@@ -1,0 +1,267 @@
+"""``kernelint prove``: run the selected pairs, print progress, write the record.
+
+The parent never imports torch or a DSL: the environment comes from a probe child, and every
+kernel runs in a child of its own (``runner.py``). Files are rewritten after every pair, so a run
+cut short still leaves the pairs it finished.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+import kernelint
+from kernelint.prove.child import RESULT
+from kernelint.prove.manifest import (INTERPRET_CLASSES, ManifestError, Pair, default_root, file_problems,
+                                      folder_name_parts, load_pair, pair_dirs)
+from kernelint.prove.runner import VERDICTS, Options, child_env, run_pair, skipped_record
+from kernelint.prove.text import describe_run
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+ENV_KEYS = ("gpu", "compute_capability", "driver", "cuda", "torch", "triton", "cutlass_dsl", "cuda_tile",
+            "python", "platform")
+#: Pairs run at once (GPU: not perf pairs, which run alone afterwards). ``KERNELINT_PROVE_JOBS``.
+DEFAULT_JOBS = 4
+
+
+class ProveUsageError(Exception):
+    pass
+
+
+def run(args) -> int:
+    try:
+        return _run(args)
+    except ProveUsageError as error:
+        print(f"kernelint prove: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _run(args) -> int:
+    started = time.monotonic()
+    if args.timeout is not None and not args.timeout > 0:
+        raise ProveUsageError("--timeout must be a positive number of seconds")
+    root = default_root()
+    directories = _select(root, args.codes)
+    loaded = [_load(directory) for directory in directories]
+    options = Options(device="cpu" if args.interpret else "cuda", interpret=args.interpret, timeout=args.timeout)
+    requires = sorted({m for item in loaded if isinstance(item, Pair) for m in item.requires})
+    environment = probe(requires, args.interpret)
+    if not args.interpret and not environment.get("cuda_available"):
+        why = environment.get("torch_error") or "torch.cuda.is_available() is False"
+        raise ProveUsageError(f"no CUDA GPU to run on ({why}). Use --interpret to run the Triton pairs "
+                              "marked `interpret = true` on the CPU under TRITON_INTERPRET=1.")
+    run_info = {
+        "tool": "kernelint prove", "kernelint": kernelint.__version__,
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": command_line(args), "pairs_root": str(root), "interpret": args.interpret,
+        "environment": {key: environment.get(key) for key in ENV_KEYS},
+    }
+    writer = _Writer(args, run_info)
+    total = len(loaded)
+    progress = _Progress(total)
+    print(f"kernelint prove: {total} pair(s) from {root} on {_machine(run_info['environment'], args.interpret)}",
+          file=sys.stderr)
+
+    def prove_one(item) -> dict:
+        record = _prove(item, options, environment, progress)
+        writer.add(record)
+        progress.pair_done(record)
+        return record
+
+    jobs = _jobs()
+    serial = [item for item in loaded if isinstance(item, Pair) and item.evidence_class == "perf"]
+    parallel = [item for item in loaded if not (isinstance(item, Pair) and item.evidence_class == "perf")]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(prove_one, parallel))
+    for item in serial:  # timed alone: nothing else on the GPU
+        prove_one(item)
+    writer.finish(time.monotonic() - started)
+    counts = writer.counts()
+    print("kernelint prove: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+          + f" in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return EXIT_OK if counts["not-reproduced"] + counts["good-failed"] == 0 else EXIT_FAILED
+
+
+def _select(root: Path, codes: list[str]) -> list[Path]:
+    directories = pair_dirs(root)
+    if not directories:
+        raise ProveUsageError(f"no reference pairs (*/*/pair.toml) under {root}")
+    if not codes:
+        return directories
+    chosen, unknown = [], []
+    for key in codes:
+        match = [d for d in directories
+                 if key.upper() == folder_name_parts(d)[0] or key.lower() == folder_name_parts(d)[1]]
+        if not match:
+            unknown.append(key)
+        chosen += [d for d in match if d not in chosen]
+    if unknown:
+        raise ProveUsageError(f"no reference pair for {', '.join(unknown)} under {root}")
+    return chosen
+
+
+def _load(directory: Path) -> Pair | dict:
+    """The pair, or (when its folder is unusable) a ``good-failed`` record saying why."""
+    try:
+        pair = load_pair(directory)
+        problems = file_problems(pair)
+        if problems:
+            raise ManifestError(f"{directory}:\n  - " + "\n  - ".join(problems))
+        return pair
+    except ManifestError as error:
+        code, name = folder_name_parts(directory)
+        return {"code": code, "name": name, "dsl": directory.parent.name, "evidence_class": None,
+                "verdict": "good-failed", "reason": f"the pair is broken: {error}", "cases": [],
+                "outcome": "invalid pair folder", "summary": f"Not run: the pair is broken: {error}."}
+
+
+def _skip_reason(pair: Pair, options: Options, environment: dict) -> str | None:
+    if options.interpret:
+        if pair.dsl != "triton":
+            return "--interpret runs only Triton pairs"
+        if not pair.interpret:
+            return "not marked `interpret = true`"
+        if pair.evidence_class not in INTERPRET_CLASSES:
+            return f"{pair.evidence_class} pairs need a GPU"
+    missing = [m for m in pair.requires if not environment.get("importable", {}).get(m)]
+    if missing:
+        return f"needs {', '.join(missing)}, not importable here"
+    return None
+
+
+def _prove(item, options: Options, environment: dict, progress: "_Progress") -> dict:
+    if not isinstance(item, Pair):
+        return item
+    try:
+        return _prove_pair(item, options, environment, progress)
+    except Exception as error:  # one pair must not end a one-shot GPU batch
+        reason = f"kernelint prove itself failed on this pair: {type(error).__name__}: {error}"
+        return {**skipped_record(item, reason, options), "verdict": "good-failed", "outcome": reason}
+
+
+def _prove_pair(item: Pair, options: Options, environment: dict, progress: "_Progress") -> dict:
+    reason = _skip_reason(item, options, environment)
+    if reason:
+        return skipped_record(item, reason, options)
+    cases = list(item.interpret_cases() if options.interpret else item.cases)
+    start = time.monotonic()
+    record = run_pair(item, options, cases,
+                      on_run=lambda variant, case, run: progress.run_done(item, variant, case, run))
+    record["wall_s"] = round(time.monotonic() - start, 1)
+    return record
+
+
+def probe(modules: list[str], interpret: bool) -> dict:
+    """The machine, from a child process (so this one never initialises CUDA)."""
+    command = [sys.executable, "-m", "kernelint.prove.child", "probe", *modules]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=child_env(interpret),
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return {"torch_error": "the environment probe timed out after 300 s"}
+    for line in done.stdout.splitlines():
+        if line.startswith(RESULT):
+            return json.loads(line[len(RESULT):])
+    return {"torch_error": f"the environment probe failed: {done.stderr.strip()[-500:]}"}
+
+
+def command_line(args) -> str:
+    parts = ["kernelint", "prove", *args.codes]
+    for flag, value in (("--json", args.json), ("--evidence-dir", args.evidence_dir), ("--timeout", args.timeout)):
+        if value is not None:
+            parts += [flag, str(value)]
+    if args.interpret:
+        parts.append("--interpret")
+    return shlex.join(parts)
+
+
+def _jobs() -> int:
+    value = os.environ.get("KERNELINT_PROVE_JOBS")
+    if value is None:
+        return DEFAULT_JOBS
+    if not value.isdigit() or int(value) < 1:
+        raise ProveUsageError(f"KERNELINT_PROVE_JOBS must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _machine(env: dict, interpret: bool) -> str:
+    if interpret:
+        return f"the CPU (TRITON_INTERPRET=1; torch {env.get('torch')}, triton {env.get('triton')})"
+    return (f"{env.get('gpu')} (sm {env.get('compute_capability')}, driver {env.get('driver')}; "
+            f"torch {env.get('torch')}, triton {env.get('triton')}, cutlass-dsl {env.get('cutlass_dsl')})")
+
+
+class _Progress:
+    """Lines on stderr: one per kernel run, one per finished pair ``[n/m]``."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.lock = total, 0, threading.Lock()
+
+    def run_done(self, pair: Pair, variant: str, case, run: dict) -> None:
+        with self.lock:
+            print(f"      {pair.code} {variant:<4} {case.name}: {run['outcome']}"
+                  + ("" if run["outcome"] == "ok" else f" ({describe_run(run)[:160]})"),
+                  file=sys.stderr, flush=True)
+
+    def pair_done(self, record: dict) -> None:
+        with self.lock:
+            self.done += 1
+            took = f", {record['wall_s']:.0f} s" if "wall_s" in record else ""
+            print(f"[{self.done}/{self.total}] {record['code']} {record['name']}: {record['outcome']} "
+                  f"({record['verdict']}{took})", file=sys.stderr, flush=True)
+
+
+class _Writer:
+    """Writes ``--json`` (the whole run) and ``--evidence-dir`` (one file per measured pair) as pairs
+    finish. Skipped pairs get no evidence file: they measured nothing, and must not replace a record."""
+
+    def __init__(self, args, run_info: dict):
+        self.json_path = Path(args.json) if args.json else None
+        self.evidence_dir = Path(args.evidence_dir) if args.evidence_dir else None
+        self.run_info, self.records, self.lock = run_info, [], threading.Lock()
+        try:
+            if self.evidence_dir:
+                self.evidence_dir.mkdir(parents=True, exist_ok=True)
+            if self.json_path:
+                self.json_path.parent.mkdir(parents=True, exist_ok=True)
+                self._write_run(complete=False, wall_s=None)
+        except OSError as error:
+            raise ProveUsageError(f"cannot write the record: {error}") from None
+
+    def add(self, record: dict) -> None:
+        with self.lock:
+            self.records.append(record)
+            if self.evidence_dir and record["verdict"] != "skipped":
+                evidence = {**record, **{k: self.run_info[k] for k in ("environment", "date", "command", "kernelint")}}
+                _dump(self.evidence_dir / f"{record['code']}.json", evidence)
+            if self.json_path:
+                self._write_run(complete=False, wall_s=None)
+
+    def finish(self, wall_s: float) -> None:
+        if self.json_path:
+            self._write_run(complete=True, wall_s=round(wall_s, 1))
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(VERDICTS, 0)
+        for record in self.records:
+            counts[record["verdict"]] += 1
+        return counts
+
+    def _write_run(self, complete: bool, wall_s) -> None:
+        records = sorted(self.records, key=lambda r: r["code"])
+        _dump(self.json_path, {**self.run_info, "complete": complete, "wall_s": wall_s,
+                               "counts": self.counts(), "pairs": records})
+
+
+def _dump(path: Path, data: dict) -> None:
+    """Write JSON atomically (a reader never sees half a file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

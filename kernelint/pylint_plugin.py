@@ -1,0 +1,96 @@
+"""pylint front end: ``pylint --load-plugins=kernelint.pylint_plugin``.
+
+pylint wants every message id of one checker to share the checker's two id digits, so there is
+one checker per KL hundred (ids and symbols come from ``kernelint.rules.pylint_message``). The
+checkers read the module's text and share one engine run per module; findings are added by line
+and column, so ``# pylint: disable=<symbol>`` works as for any pylint message. KL001 is left
+out: pylint reports syntax errors itself and never hands an unparsable module to a checker.
+"""
+from __future__ import annotations
+
+from itertools import groupby
+
+from pylint import interfaces
+from pylint.checkers import BaseRawFileChecker
+
+from kernelint.findings import Confidence
+
+_CONFIDENCE = {
+    Confidence.HIGH: interfaces.HIGH,
+    Confidence.MEDIUM: interfaces.INFERENCE,
+    Confidence.LOW: interfaces.INFERENCE_FAILURE,
+}
+
+
+class _SharedRun:
+    """Runs the engine once per module for all kernelint checkers."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, str] | None = None
+        self._findings: list = []
+
+    def findings(self, node) -> list:
+        from kernelint.config import ConfigError, options_for
+        from kernelint.engine import INTERNAL_ERROR, _tool_finding, check_source, decode
+
+        with node.stream() as stream:
+            source = decode(stream.read())
+        path = node.file or node.name
+        if self._key != (path, source):
+            self._key = (path, source)
+            try:
+                self._findings = check_source(path, source, options_for(path))
+            except ConfigError as error:
+                message = f"kernelint configuration error: {error}"
+                self._findings = [_tool_finding(path, INTERNAL_ERROR, 1, 1, message)]
+        return self._findings
+
+
+def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
+    from kernelint import docs
+    from kernelint.rules import pylint_message
+
+    symbols = {}
+    msgs = {}
+    for rule in rules:
+        msgid, symbol = pylint_message(rule)
+        symbols[rule.code] = symbol
+        msgs[msgid] = ("%s", symbol, docs.render(rule))
+
+    def __init__(self, linter, shared: _SharedRun) -> None:
+        BaseRawFileChecker.__init__(self, linter)
+        self._shared = shared
+
+    def process_module(self, node) -> None:
+        for finding in self._shared.findings(node):
+            symbol = symbols.get(finding.code)
+            if symbol is None:
+                continue
+            self.add_message(
+                symbol,
+                line=finding.line,
+                args=finding.message,
+                confidence=_CONFIDENCE[finding.confidence],
+                col_offset=finding.column - 1,
+                end_lineno=finding.end_line,
+                end_col_offset=finding.end_column - 1,
+            )
+
+    return type(f"KernelintKL{hundred}Checker", (BaseRawFileChecker,), {
+        "__doc__": f"kernelint rules KL{hundred}xx.",
+        "name": f"kernelint-kl{hundred}",
+        "msgs": msgs,
+        "__init__": __init__,
+        "process_module": process_module,
+    })
+
+
+def register(linter) -> None:
+    from kernelint.engine import SYNTAX_ERROR
+    from kernelint.rules import all_rules
+
+    shared = _SharedRun()
+    rules = [rule for rule in all_rules() if rule.code != SYNTAX_ERROR]
+    for hundred, group in groupby(rules, key=lambda rule: rule.code[2]):
+        linter.register_checker(_checker_class(hundred, list(group))(linter, shared))
+

@@ -1,0 +1,102 @@
+"""SARIF output: valid against the 2.1.0 schema and carrying what GitHub code scanning reads."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from kernelint.rules import all_rules
+from test_cli import run_kernelint, write
+
+SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+
+SOURCE = (
+    "import triton\n"
+    "\n"
+    "x = 1  # noqa: KL001\n"
+    "y = 2  # noqa: KL001\n"
+    "x = 1  # noqa: KL001\n"  # same text as line 3: must still get its own fingerprint
+)
+
+
+def sarif(cwd: Path, *paths: str) -> dict:
+    result = run_kernelint("check", "--format", "sarif", *paths, cwd=cwd)
+    assert result.returncode == 1, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def log(tmp_path) -> dict:
+    write(tmp_path, {"src/mod.py": SOURCE, "src/broken.py": "import triton\ndef f(:\n"})
+    return sarif(tmp_path, "src")
+
+
+def test_valid_against_the_schema(log):
+    if not SCHEMA.is_file():
+        pytest.skip(f"SARIF schema not found at {SCHEMA} (shared/ is expected beside the clone)")
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(log)]
+    assert not errors, "\n".join(errors[:10])
+
+
+def test_rules_carry_what_code_scanning_shows(log):
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [rule.code for rule in all_rules()]
+    for descriptor, rule in zip(rules, all_rules()):
+        assert descriptor["name"] == rule.name
+        assert descriptor["shortDescription"]["text"] == rule.summary
+        assert descriptor["fullDescription"]["text"]
+        assert "## What it does" in descriptor["help"]["text"]
+        assert descriptor["help"]["markdown"].startswith(f"# {rule.name} ({rule.code})")
+        assert descriptor["defaultConfiguration"]["level"] == {
+            "error": "error", "warning": "warning", "info": "note"}[rule.severity.value]
+
+
+def test_results(log):
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    results = run["results"]
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results] == [
+        ("KL001", 2), ("KL003", 3), ("KL003", 4), ("KL003", 5)]
+    for result in results:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in ("error", "warning", "note")
+        assert result["message"]["text"]
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+        assert location["artifactLocation"]["uri"] in ("src/broken.py", "src/mod.py")
+        region = location["region"]
+        assert region["startLine"] <= region["endLine"]
+        assert region["startColumn"] <= region["endColumn"]
+    stale = results[1]
+    assert stale["level"] == "warning"
+    assert stale["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 3, "startColumn": 8, "endLine": 3, "endColumn": 8}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file://")
+
+
+def _fingerprints(log) -> list[str]:
+    return [r["partialFingerprints"]["primaryLocationLineHash"] for r in log["runs"][0]["results"]]
+
+
+def test_fingerprints_are_distinct_and_survive_unrelated_edits(tmp_path):
+    write(tmp_path, {"mod.py": SOURCE})
+    before = _fingerprints(sarif(tmp_path, "mod.py"))
+    assert len(set(before)) == len(before) == 3
+    write(tmp_path, {"mod.py": SOURCE.replace("\n\n", "\n# a new comment\n\nimport os\n\n", 1)})
+    after = sarif(tmp_path, "mod.py")
+    lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in after["runs"][0]["results"]]
+    assert lines == [6, 7, 8]
+    assert _fingerprints(after) == before
+
+
+def test_fingerprint_changes_when_the_flagged_line_changes(tmp_path):
+    write(tmp_path, {"mod.py": SOURCE})
+    before = _fingerprints(sarif(tmp_path, "mod.py"))
+    write(tmp_path, {"mod.py": SOURCE.replace("y = 2", "y = 3")})
+    after = _fingerprints(sarif(tmp_path, "mod.py"))
+    assert after[0] == before[0] and after[2] == before[2] and after[1] != before[1]
