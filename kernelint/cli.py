@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="parallel worker processes (default: number of CPUs, at most 8)")
     check.add_argument("--target-arch", metavar="SM", help="GPU architecture the code targets, e.g. sm_90")
     check.add_argument("--config", metavar="PYPROJECT", help="read [tool.kernelint] from this file")
+    check.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the .kernelint_cache directory")
 
     rules = commands.add_parser("rules", help="list every rule", description="List every rule.")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -140,7 +142,8 @@ def _check(args) -> int:
     groups = _by_config(files, settings, args)
     for group_settings in groups:
         selected_codes(group_settings, all_rules())  # every config is valid before any work
-    findings = sorted(f for config, group in groups.items() for f in check_paths(group, config, jobs))
+    findings = sorted(f for config, group in groups.items()
+                      for f in check_paths(group, config, jobs, use_cache=not args.no_cache))
     text = _render(args.format, findings, all_rules())
     if args.output:
         try:

@@ -107,7 +107,7 @@ _CONSTRUCTORS = {TL + "zeros": 1, TL + "full": 2}
 
 def precision_of(expr: ast.AST, ctx: "FileContext") -> Precision:
     """How wide the float type of kernel value ``expr`` provably is."""
-    return _Inference(ctx).of(expr)
+    return _Inference(ctx).of(expr) or Precision.UNKNOWN
 
 
 class _Inference:
@@ -218,10 +218,8 @@ class _Inference:
                 return Precision.SCALAR
             return Precision.UNKNOWN
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            previous = ast.Name(id=node.target.id, ctx=ast.Load())
-            previous.lineno, previous.col_offset = node.lineno, node.col_offset
-            previous._kl_parent = node  # type: ignore[attr-defined]
-            return self._binop(node.op, [self.of(previous), self.of(node.value)])
+            # The target read as a use: the value it had before this statement.
+            return self._binop(node.op, [self.of(node.target), self.of(node.value)])
         if definition.value is None:
             return Precision.UNKNOWN
         return self.of(definition.value)

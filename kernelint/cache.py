@@ -1,0 +1,139 @@
+"""The on-disk cache: a file's findings, reused while nothing that decides them has changed.
+
+An entry is keyed by the file's absolute path and a digest of everything its findings depend
+on: the file's bytes, the effective config for that file (selected codes after per-file ignores,
+target architecture), kernelint's version, a fingerprint of kernelint's own source files (so an
+edited rule in a development install never serves old results) and the Python version (whose
+``ast`` kernelint reads). Any change gives another digest, and the file is checked again.
+
+All entries live in one JSON index, ``.kernelint_cache/index.json``, read once at the start and
+written once at the end by the parent process only, through a temporary file and an atomic
+rename: worker processes never touch it, and two kernelint runs at once cannot corrupt it (the
+later rename wins; the other run's new entries are recomputed next time). Measured against one
+small file per entry, the single index was faster warm (one read instead of one open per file)
+and cold (no per-entry writes); see docs/performance.md. JSON, not pickle: a cache directory
+can come with a cloned repository, and loading it must never run code.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import kernelint
+from kernelint.findings import Confidence, Finding, Severity
+
+DIRECTORY = ".kernelint_cache"
+INDEX = "index.json"
+#: Overrides where the cache lives (a directory), e.g. to keep it out of a read-only checkout.
+ENV_DIRECTORY = "KERNELINT_CACHE_DIR"
+_FORMAT = 1
+
+
+def cache_directory(config_root: Path | None) -> Path:
+    """``$KERNELINT_CACHE_DIR``, else ``.kernelint_cache`` next to the config file, else in cwd."""
+    override = os.environ.get(ENV_DIRECTORY)
+    if override:
+        return Path(override)
+    return (config_root or Path.cwd()) / DIRECTORY
+
+
+def fingerprint() -> str:
+    """What makes one kernelint differ from another: version, Python, and the size and mtime of
+    every source file of the package and its rules (cheap: a stat per file, no reads)."""
+    import kernelint.checkers as checkers
+
+    parts = [kernelint.__version__, sys.version, str(_FORMAT)]
+    for directory in sorted({*kernelint.__path__, *checkers.__path__}):
+        for root, dirs, names in os.walk(directory):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    stat = os.stat(os.path.join(root, name))
+                    parts.append(f"{root}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def config_key(codes, target_arch: str | None) -> str:
+    return ",".join(sorted(codes)) + "|" + (target_arch or "")
+
+
+def digest(key: str, data: bytes) -> str:
+    """The entry digest of one file's bytes under one effective config."""
+    h = hashlib.blake2b(key.encode(), digest_size=16)
+    h.update(b"\0")
+    h.update(data)
+    return h.hexdigest()
+
+
+def _encode(findings: list[Finding]) -> list[list]:
+    return [[f.line, f.column, f.end_line, f.end_column, f.code, f.name, f.severity.value,
+             f.confidence.value, f.message] for f in findings]
+
+
+def _decode(path: str, rows) -> list[Finding]:
+    return [Finding(path, row[0], row[1], row[2], row[3], row[4], row[5], Severity(row[6]),
+                    Confidence(row[7]), row[8]) for row in rows]
+
+
+class Cache:
+    """The index of one cache directory, for one kernelint build. Never raises on a missing,
+    unreadable, foreign or corrupt cache: it then starts empty."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.fingerprint = fingerprint()
+        self._entries: dict[str, list] = {}
+        self._changed = False
+        try:
+            data = json.loads((directory / INDEX).read_text(encoding="utf-8"))
+            if data.get("fingerprint") == self.fingerprint and isinstance(data.get("entries"), dict):
+                self._entries = data["entries"]
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def key(self, path: str) -> str:
+        return os.path.abspath(path)
+
+    def has(self, path: str) -> bool:
+        return self.key(path) in self._entries
+
+    def get(self, path: str, file_digest: str) -> list[Finding] | None:
+        """The cached findings of ``path`` if its entry has this digest, else None."""
+        entry = self._entries.get(self.key(path))
+        if not isinstance(entry, list) or len(entry) != 2 or entry[0] != file_digest:
+            return None
+        try:
+            return _decode(path, entry[1])
+        except (TypeError, ValueError, IndexError, KeyError):
+            return None
+
+    def put(self, path: str, file_digest: str, findings: list[Finding]) -> None:
+        self._entries[self.key(path)] = [file_digest, _encode(findings)]
+        self._changed = True
+
+    def save(self) -> None:
+        """Write the index atomically if anything changed. Entries of files that no longer
+        exist are dropped. A cache that cannot be written is skipped silently."""
+        if not self._changed:
+            return
+        entries = {p: e for p, e in self._entries.items() if os.path.exists(p)}
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# Created by kernelint.\n*\n", encoding="utf-8")
+            handle, temporary = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=self.directory)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    json.dump({"format": _FORMAT, "fingerprint": self.fingerprint, "entries": entries},
+                              out, separators=(",", ":"))
+                os.replace(temporary, self.directory / INDEX)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError:
+            pass
