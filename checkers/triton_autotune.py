@@ -13,7 +13,10 @@ _TILE_NAME = re.compile(r"^(BLOCK|TILE)(_?SIZE)?(_[A-Z0-9]+)?$|^B[MNK]$")
 
 
 def _triton_launches(ctx):
-    return [l for l in ctx.launches if l.style == "subscript" and l.kernel is not None and l.kernel.dsl == "triton"]
+    return [
+        launch for launch in ctx.launches
+        if launch.style == "subscript" and launch.kernel is not None and launch.kernel.dsl == "triton"
+    ]
 
 
 def _positional_params(launch):
@@ -64,7 +67,8 @@ scale_kernel[lambda META: (triton.cdiv(n, META["BLOCK"]),)](x, y, n)
 ```
 """
     references = f"""
-- {_SEED}, advanced patterns, '2. Autotune + grid: `BLOCK_*` must come from `META`, not from the host'.
+- {_SEED}, 'Advanced Triton patterns (cuTile → Triton)', section '2. Autotune + grid: `BLOCK_*`
+  must come from `META`, not from the host'.
 """
     prior_evidence = """
 On an H200 with triton 3.6.0, passing an autotuned meta-parameter at launch raised
@@ -131,8 +135,9 @@ scale_kernel[grid](x, y, n)
 ```
 """
     references = f"""
-- {_SEED}, advanced patterns, '2. Autotune + grid: `BLOCK_*` must come from `META`, not from the
-  host', and its quick diagnosis table ('Autotune does nothing / grid too large').
+- {_SEED}, 'Advanced Triton patterns (cuTile → Triton)', section '2. Autotune + grid: `BLOCK_*`
+  must come from `META`, not from the host', and '4. Quick diagnosis table' (row 'Autotune "does
+  nothing" / grid too large').
 """
 
     def finish(self, ctx):
@@ -217,16 +222,19 @@ matmul_kernel[grid](a, b, c, M, N, K, ..., BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
 
 ## Use instead
 ```python
-@triton.autotune(configs=[triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=8, num_stages=3), ...],
-                 key=["M", "N", "K"])
+@triton.autotune(configs=[
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=8, num_stages=3),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
+], key=["M", "N", "K"])
 @triton.jit
 def matmul_kernel(...): ...
 
-matmul_kernel[lambda META: (triton.cdiv(M, META["BLOCK_M"]) * triton.cdiv(N, META["BLOCK_N"]),)](a, b, c, M, N, K, ...)
+grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]) * triton.cdiv(N, META["BLOCK_N"]),)
+matmul_kernel[grid](a, b, c, M, N, K, ...)
 ```
 """
     references = f"""
-- {_SEED}, 'Performance Gotchas' table, row 'Tile sizes' (claims 2-3x).
+- {_SEED}, 'Performance Gotchas — 10-50× Regression Risk', row 'Tile sizes' (claims 2-3x).
 """
 
     def finish(self, ctx):

@@ -35,7 +35,7 @@ class RawTileLoadDynamicStrides(Rule):
     severity = Severity.WARNING
     confidence = Confidence.MEDIUM
     evidence_class = "perf"
-    summary = "2D tile loaded through raw pointers whose strides or base come from memory; use a tensor descriptor."
+    summary = "2D tile loaded through raw pointers whose strides or base were loaded; use a tensor descriptor."
     node_types = (ast.Call,)
     doc = """
 ## What it does
@@ -71,9 +71,9 @@ In-kernel descriptors need `triton.set_allocator(...)` on the host, TMA needs sm
 and the row stride must be a multiple of 16 bytes with a unit inner stride.
 """
     references = f"""
-- {_SEED}, 'Performance Gotchas' table, row 'Memory access (2D+ tiles)' (claims 5-20x for raw
-  pointer loads in general).
-- {_SEED}, 'TensorDescriptor Pattern'.
+- {_SEED}, 'Performance Gotchas — 10-50× Regression Risk', row 'Memory access (2D+ tiles)'
+  (claims 5-20x for raw pointer loads in general).
+- {_SEED}, 'TensorDescriptor Pattern (ct.load/ct.store → Triton TMA)'.
 """
     prior_evidence = """
 fp16 GEMM with strides loaded by `tl.load` (pointer-table style), 128x128x64 tiles, 8 warps,
@@ -145,8 +145,8 @@ for k in range(0, K, BLOCK_K):
 ```
 """
     references = f"""
-- {_SEED}, optimizing reference, '2. Transpose: Pointer Arithmetic vs In-Loop Transpose'
-  (claims about 5-15%).
+- {_SEED}, 'Triton Optimization Reference (cuTile → Triton)', section '2. Transpose: Pointer
+  Arithmetic vs In-Loop Transpose' (claims about 5-15%).
 """
     prior_evidence = """
 B stored transposed, 128x128x64 tiles, H200, triton 3.6.0: `tl.trans` in the loop 540.7 vs
@@ -170,7 +170,8 @@ The claimed 5-15% did not reproduce.
             yield Report(
                 node,
                 f"`{_short(operand)}` is loaded and transposed on every iteration of a `tl.dot` "
-                "loop; load it in the transposed layout by swapping the pointer strides",
+                "loop; load it in the transposed layout instead (swap the strides of its pointer "
+                "or block pointer)",
             )
 
     @staticmethod
@@ -200,9 +201,10 @@ The claimed 5-15% did not reproduce.
         if any(dataflow.is_dot(ctx, a) for a in ctx.ancestors(node)):
             return True
         assign = ctx.parent(node)
-        if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)):
+        targets = assign.targets if isinstance(assign, ast.Assign) else []
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name):
             return False
-        name = assign.targets[0].id
+        name = targets[0].id
         return any(
             dataflow.is_dot(ctx, call) and any(
                 isinstance(n, ast.Name) and n.id == name for arg in call.args for n in ast.walk(arg)

@@ -33,12 +33,18 @@ ENV_DIRECTORY = "KERNELINT_CACHE_DIR"
 _FORMAT = 1
 
 
-def cache_directory(config_root: Path | None) -> Path:
-    """``$KERNELINT_CACHE_DIR``, else ``.kernelint_cache`` next to the config file, else in cwd."""
+def cache_directory() -> Path:
+    """``$KERNELINT_CACHE_DIR``; else ``.kernelint_cache`` in the project being worked in: next
+    to the nearest pyproject.toml at or above the working directory, else in it. One cache per
+    run whatever paths are checked (entries are keyed by absolute path), and checking a
+    read-only tree from elsewhere writes nothing into that tree."""
+    from kernelint.config import find_pyproject
+
     override = os.environ.get(ENV_DIRECTORY)
     if override:
         return Path(override)
-    return (config_root or Path.cwd()) / DIRECTORY
+    pyproject = find_pyproject(Path.cwd())
+    return (pyproject.parent if pyproject else Path.cwd()) / DIRECTORY
 
 
 def fingerprint() -> str:

@@ -129,7 +129,7 @@ def _check(args) -> int:
     from kernelint.config import env_jobs, selected_codes
     from kernelint.discovery import discover
     from kernelint.rules import all_rules
-    from kernelint.runner import check_paths
+    from kernelint.runner import check_groups
 
     settings = _settings(args)
     selected_codes(settings, all_rules())  # validates selectors before any work
@@ -142,8 +142,7 @@ def _check(args) -> int:
     groups = _by_config(files, settings, args)
     for group_settings in groups:
         selected_codes(group_settings, all_rules())  # every config is valid before any work
-    findings = sorted(f for config, group in groups.items()
-                      for f in check_paths(group, config, jobs, use_cache=not args.no_cache))
+    findings = check_groups(groups, jobs, use_cache=not args.no_cache)
     text = _render(args.format, findings, all_rules())
     if args.output:
         try:

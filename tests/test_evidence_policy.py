@@ -50,38 +50,38 @@ def record(evidence_class: str, verdict: str, **extra) -> dict:
     return {"code": "KL999", "evidence_class": evidence_class, "verdict": verdict, **extra}
 
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+ERR, WARN, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @pytest.mark.parametrize("cls", ["crash", "compile", "hang", "numerics"])
 def test_failure_classes(cls):
-    assert policy_problems(fake_rule(cls, E, True), record(cls, "reproduced")) == []
-    assert policy_problems(fake_rule(cls, I, False), record(cls, "reproduced")) == []
+    assert policy_problems(fake_rule(cls, ERR, True), record(cls, "reproduced")) == []
+    assert policy_problems(fake_rule(cls, INFO, False), record(cls, "reproduced")) == []
     for verdict in ("not-reproduced", "good-failed"):
-        assert policy_problems(fake_rule(cls, E, True), record(cls, verdict))
-        assert policy_problems(fake_rule(cls, W, False), record(cls, verdict))
-        assert policy_problems(fake_rule(cls, I, True), record(cls, verdict))
-        assert policy_problems(fake_rule(cls, I, False), record(cls, verdict)) == []
+        assert policy_problems(fake_rule(cls, ERR, True), record(cls, verdict))
+        assert policy_problems(fake_rule(cls, WARN, False), record(cls, verdict))
+        assert policy_problems(fake_rule(cls, INFO, True), record(cls, verdict))
+        assert policy_problems(fake_rule(cls, INFO, False), record(cls, verdict)) == []
 
 
 def test_perf_warning_needs_median_ratio_of_1_2():
-    assert policy_problems(fake_rule("perf", W, True), record("perf", "reproduced", median_ratio=2.9)) == []
-    assert policy_problems(fake_rule("perf", W, True), record("perf", "reproduced", median_ratio=1.2)) == []
-    problems = policy_problems(fake_rule("perf", W, True), record("perf", "not-reproduced", median_ratio=1.03))
+    assert policy_problems(fake_rule("perf", WARN, True), record("perf", "reproduced", median_ratio=2.9)) == []
+    assert policy_problems(fake_rule("perf", WARN, True), record("perf", "reproduced", median_ratio=1.2)) == []
+    problems = policy_problems(fake_rule("perf", WARN, True), record("perf", "not-reproduced", median_ratio=1.03))
     assert problems and "median ratio 1.03x" in problems[0]
-    assert policy_problems(fake_rule("perf", W, False), record("perf", "not-reproduced", median_ratio=1.1))
-    assert policy_problems(fake_rule("perf", I, False), record("perf", "not-reproduced", median_ratio=0.98)) == []
-    assert policy_problems(fake_rule("perf", I, True), record("perf", "not-reproduced", median_ratio=0.98))
+    assert policy_problems(fake_rule("perf", WARN, False), record("perf", "not-reproduced", median_ratio=1.1))
+    assert policy_problems(fake_rule("perf", INFO, False), record("perf", "not-reproduced", median_ratio=0.98)) == []
+    assert policy_problems(fake_rule("perf", INFO, True), record("perf", "not-reproduced", median_ratio=0.98))
 
 
 def test_perf_is_never_an_error_and_a_broken_pair_proves_nothing():
-    assert policy_problems(fake_rule("perf", E, True), record("perf", "reproduced", median_ratio=5.0))
-    assert policy_problems(fake_rule("perf", W, True), record("perf", "good-failed"))
+    assert policy_problems(fake_rule("perf", ERR, True), record("perf", "reproduced", median_ratio=5.0))
+    assert policy_problems(fake_rule("perf", WARN, True), record("perf", "good-failed"))
 
 
 def test_class_mismatch_and_skipped():
-    assert policy_problems(fake_rule("crash", E, True), record("numerics", "reproduced"))
-    assert policy_problems(fake_rule("crash", E, True), record("crash", "skipped")) == []
+    assert policy_problems(fake_rule("crash", ERR, True), record("numerics", "reproduced"))
+    assert policy_problems(fake_rule("crash", ERR, True), record("crash", "skipped")) == []
 
 
 def test_describe_names_numbers_machine_and_command():

@@ -237,7 +237,8 @@ def test_cli_interpret_writes_run_and_evidence(tmp_path):
     assert run["complete"] and run["interpret"]
     assert run["counts"] == {"reproduced": 2, "not-reproduced": 0, "good-failed": 0, "skipped": 1}
     assert run["command"].startswith("kernelint prove --json")
-    assert {"gpu", "compute_capability", "driver", "torch", "triton", "cutlass_dsl", "python"} <= set(run["environment"])
+    environment_keys = {"gpu", "compute_capability", "driver", "torch", "triton", "cutlass_dsl", "python"}
+    assert environment_keys <= set(run["environment"])
     assert sorted(p.name for p in (out / "evidence").iterdir()) == ["KL901.json", "KL903.json"]
     record = json.loads((out / "evidence" / "KL903.json").read_text())
     for key in ("code", "verdict", "evidence_class", "summary", "cases", "environment", "date", "command"):

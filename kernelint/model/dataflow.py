@@ -273,9 +273,10 @@ def value_before(ctx: "FileContext", name: ast.Name) -> ast.expr | None:
     if all(ctx.scope_of(d.node) is not scope for d in definitions):  # an enclosing scope's name
         before = definitions if len(definitions) == 1 else []
     else:
+        used_at = (name.lineno, name.col_offset)
         before = [
             d for d in definitions
-            if ctx.scope_of(d.node) is scope and (d.node.lineno, d.node.col_offset) < (name.lineno, name.col_offset)
+            if ctx.scope_of(d.node) is scope and (d.node.lineno, d.node.col_offset) < used_at
         ]
     if not before:
         return None

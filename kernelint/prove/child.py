@@ -152,9 +152,7 @@ def _throughput(work, time_ms: float) -> dict:
     raise ValueError(f"work() must return (amount, 'FLOP') or (amount, 'B'), got unit {unit!r}")
 
 
-def run_case(pair, modules, case, device: str, bench: bool) -> dict:
-    reference, kernel = modules
-    entry = getattr(kernel, pair.entry)
+def run_case(pair, reference, entry, case, device: str, bench: bool) -> dict:
     import torch
 
     try:
@@ -195,14 +193,15 @@ def run(pair_dir: Path, variant: str, case_names: list[str], device: str) -> int
     pair = load_pair(pair_dir)
     sys.path.insert(0, str(pair_dir))
     try:
-        modules = (_load(pair_dir / "reference.py", "reference"), _load(pair.file(variant), variant))
+        reference = _load(pair_dir / "reference.py", "reference")
+        entry = getattr(_load(pair.file(variant), variant), pair.entry)
     except Exception as error:
         failure = _error("import", error)
         for name in case_names:
             emit(RESULT, {"case": name, **failure})
         return 0
     for name in case_names:
-        result = run_case(pair, modules, pair.case(name), device, bench=pair.evidence_class == "perf")
+        result = run_case(pair, reference, entry, pair.case(name), device, bench=pair.evidence_class == "perf")
         emit(RESULT, {"case": name, **result})
     return 0
 

@@ -179,8 +179,8 @@ def run_variant(pair: Pair, variant: str, cases: list[Case], options: Options) -
 
 def judge_case(pair: Pair, case: Case, bad: dict, good: dict) -> dict:
     """Did the bad run show the class's failure in this case (perf: the bad/good time ratio)?"""
-    record = {"name": case.name, "params": {k: v for k, v in case.params.items() if k not in ("name", "cpu", "control")},
-              "control": case.control, "bad": bad, "good": good}
+    params = {k: v for k, v in case.params.items() if k not in ("name", "cpu", "control")}
+    record = {"name": case.name, "params": params, "control": case.control, "bad": bad, "good": good}
     cls = pair.evidence_class
     if cls == "perf":
         if bad["outcome"] == "ok" and good["outcome"] == "ok":
@@ -213,9 +213,9 @@ def judge_pair(pair: Pair, cases: list[dict]) -> tuple[str, str, dict]:
         ratios = [c["ratio"] for c in counted]
         extra.update(median_ratio=statistics.median(ratios), min_ratio=min(ratios), max_ratio=max(ratios),
                      threshold=pair.min_ratio)
-        if extra["median_ratio"] >= pair.min_ratio:
-            return "reproduced", f"median bad/good time ratio {extra['median_ratio']:.2f}x >= {pair.min_ratio:g}x", extra
-        return "not-reproduced", f"median bad/good time ratio {extra['median_ratio']:.2f}x < {pair.min_ratio:g}x", extra
+        held = extra["median_ratio"] >= pair.min_ratio
+        reason = f"median bad/good time ratio {extra['median_ratio']:.2f}x {'>=' if held else '<'} {pair.min_ratio:g}x"
+        return ("reproduced" if held else "not-reproduced"), reason, extra
     missed = [c for c in counted if not c["reproduced"]]
     if missed:
         case = missed[0]
