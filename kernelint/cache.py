@@ -34,10 +34,10 @@ _FORMAT = 1
 
 
 def cache_directory() -> Path:
-    """``$KERNELINT_CACHE_DIR``; else ``.kernelint_cache`` in the project being worked in: next
-    to the nearest pyproject.toml at or above the working directory, else in it. One cache per
-    run whatever paths are checked (entries are keyed by absolute path), and checking a
-    read-only tree from elsewhere writes nothing into that tree."""
+    """``$KERNELINT_CACHE_DIR``; else ``.kernelint_cache`` in the config root of the working
+    directory (where its nearest ``[tool.kernelint]`` lives), else in the working directory.
+    One cache per run whatever paths are checked (entries are keyed by absolute path), and
+    checking a read-only tree from elsewhere writes nothing into that tree."""
     from kernelint.config import find_pyproject
 
     override = os.environ.get(ENV_DIRECTORY)

@@ -10,6 +10,8 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kernelint.model.dataflow import value_before
+
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
@@ -116,7 +118,7 @@ def offset_view(ctx: FileContext, expr: ast.expr, depth: int = 6) -> ast.expr | 
     if isinstance(expr, ast.Attribute) and expr.attr in _POINTER_PRESERVING:
         return offset_view(ctx, expr.value, depth - 1)
     if isinstance(expr, ast.Name):
-        value = _last_assignment(ctx, expr)
+        value = value_before(ctx, expr)
         return offset_view(ctx, value, depth - 1) if value is not None else None
     if not isinstance(expr, ast.Call):
         return None
@@ -136,19 +138,6 @@ def offset_view(ctx: FileContext, expr: ast.expr, depth: int = 6) -> ast.expr | 
     if name in _POINTER_PRESERVING:
         return offset_view(ctx, receiver, depth - 1)
     return None
-
-
-def _last_assignment(ctx: FileContext, name: ast.Name) -> ast.expr | None:
-    """The value of the textually last plain assignment to ``name`` before it is read, in the
-    same scope; None when that binding is opaque (a parameter, a loop variable, ...)."""
-    before = [
-        d for d in ctx.definitions(name.id, name)
-        if getattr(d.node, "lineno", 0) < name.lineno
-    ]
-    if not before:
-        return None
-    last = max(before, key=lambda d: (d.node.lineno, d.node.col_offset))
-    return last.value if last.kind == "assign" else None
 
 
 # --- loops ------------------------------------------------------------------------------------

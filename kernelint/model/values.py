@@ -62,10 +62,12 @@ def bindings(node: ast.AST):
         _bind_target(node.target, None, node, "augassign", out)
     elif isinstance(node, ast.NamedExpr):
         _bind_target(node.target, node.value, node, "assign", out)
-    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
         _bind_target(node.target, None, node, "loop", out)
+    elif isinstance(node, ast.comprehension):  # positionless node: the target stands for it
+        _bind_target(node.target, None, node.target, "loop", out)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-        _bind_target(node.optional_vars, None, node, "with", out)
+        _bind_target(node.optional_vars, None, node.optional_vars, "with", out)
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         args = node.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:

@@ -21,7 +21,7 @@ import kernelint
 from kernelint.prove.child import RESULT
 from kernelint.prove.manifest import (INTERPRET_CLASSES, ManifestError, Pair, default_root, file_problems,
                                       folder_name_parts, load_pair, pair_dirs)
-from kernelint.prove.runner import VERDICTS, Options, child_env, run_pair, skipped_record
+from kernelint.prove.runner import VERDICTS, Options, child_env, interrupt, run_pair, skipped_record
 from kernelint.prove.text import describe_run
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -78,10 +78,17 @@ def _run(args) -> int:
     jobs = _jobs()
     serial = [item for item in loaded if isinstance(item, Pair) and item.evidence_class == "perf"]
     parallel = [item for item in loaded if not (isinstance(item, Pair) and item.evidence_class == "perf")]
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
         list(pool.map(prove_one, parallel))
-    for item in serial:  # timed alone: nothing else on the GPU
-        prove_one(item)
+        for item in serial:  # timed alone: nothing else on the GPU
+            prove_one(item)
+    except KeyboardInterrupt:
+        interrupt()
+        print(f"kernelint prove: interrupted; {len(writer.records)} finished pair(s) are written", file=sys.stderr)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     writer.finish(time.monotonic() - started)
     counts = writer.counts()
     print("kernelint prove: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])

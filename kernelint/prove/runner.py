@@ -14,6 +14,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,14 @@ class Options:
 
     def watchdog(self, pair: Pair) -> float:
         return self.timeout if self.timeout is not None else pair.watchdog_s
+
+
+_interrupted = threading.Event()
+
+
+def interrupt() -> None:
+    """Kill every run in flight (each loop notices within a poll) and start no more."""
+    _interrupted.set()
 
 
 def child_env(interpret: bool) -> dict[str, str]:
@@ -89,6 +98,8 @@ def _tail(out_path: Path, err_path: Path) -> str:
 def _spawn(pair: Pair, variant: str, batch: list[Case], options: Options) -> dict[str, dict]:
     """Run ``batch`` in one child. Returns a record for every case that finished and for the one
     that was running (or being prepared) when the child died or was killed; later cases are left out."""
+    if _interrupted.is_set():
+        raise KeyboardInterrupt
     names = [case.name for case in batch]
     watchdog = options.watchdog(pair)
     with tempfile.TemporaryDirectory(prefix="kernelint-prove-") as work:
@@ -116,7 +127,9 @@ def _spawn(pair: Pair, variant: str, batch: list[Case], options: Options) -> dic
                 if exited or current is None:
                     break
                 now = time.monotonic()
-                if running_since is not None and now - running_since > watchdog:
+                if _interrupted.is_set():
+                    killed = "interrupted"
+                elif running_since is not None and now - running_since > watchdog:
                     killed = "watchdog"
                 elif running_since is None and now - phase_start > options.setup_limit_s:
                     killed = "setup"
@@ -126,6 +139,8 @@ def _spawn(pair: Pair, variant: str, batch: list[Case], options: Options) -> dic
         finally:
             kill_group(proc)
         stderr_tail = _tail(out_path, err_path)
+    if killed == "interrupted":
+        raise KeyboardInterrupt
     records = {name: _from_payload(payload, stderr_tail) for name, payload in payloads.items()}
     if current is not None and current not in records:
         records[current] = _lost(killed, running_since is not None, proc.returncode, watchdog, options, stderr_tail)
