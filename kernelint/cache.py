@@ -50,7 +50,7 @@ def cache_directory() -> Path:
 def fingerprint() -> str:
     """What makes one kernelint differ from another: version, Python, and the size and mtime of
     every source file of the package and its rules (cheap: a stat per file, no reads)."""
-    import kernelint.checkers as checkers
+    from kernelint import checkers
 
     parts = [kernelint.__version__, sys.version, str(_FORMAT)]
     for directory in sorted({*kernelint.__path__, *checkers.__path__}):

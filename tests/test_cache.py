@@ -98,7 +98,7 @@ def test_new_kernelint_version_invalidates(tmp_path, cache_dir, checked, monkeyp
 
 def test_edited_kernelint_source_invalidates(tmp_path, monkeypatch):
     """A development install keeps its version while rules change: the fingerprint must not."""
-    import kernelint.checkers as checkers
+    from kernelint import checkers
 
     fake = tmp_path / "checkers"
     fake.mkdir()
