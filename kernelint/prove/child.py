@@ -189,8 +189,24 @@ def run_case(pair, reference, entry, case, device: str, bench: bool) -> dict:
     return result
 
 
+def _time_autotune_on_cpu() -> None:
+    """Under TRITON_INTERPRET=1 the autotuner still times configs through the GPU driver, which a
+    CPU machine lacks; give it a wall-clock timer so autotuned pairs run in ``--interpret``."""
+    from triton.runtime import autotuner
+
+    def wall_clock_bench(fn, quantiles=None):
+        start = time.perf_counter()
+        fn()
+        elapsed_ms = (time.perf_counter() - start) * 1e3
+        return [elapsed_ms] * len(quantiles) if quantiles else elapsed_ms
+
+    autotuner.Autotuner.do_bench = property(lambda self: wall_clock_bench)
+
+
 def run(pair_dir: Path, variant: str, case_names: list[str], device: str) -> int:
     pair = load_pair(pair_dir)
+    if os.environ.get("TRITON_INTERPRET") == "1" and pair.dsl == "triton":
+        _time_autotune_on_cpu()
     sys.path.insert(0, str(pair_dir))
     try:
         reference = _load(pair_dir / "reference.py", "reference")
