@@ -6,6 +6,7 @@ import ast
 from kernelint.findings import Severity
 from kernelint.model.cute import (
     assigned_in,
+    is_cta_or_cluster_sync,
     is_mbarrier_init,
     is_mbarrier_init_fence,
     ring_modulus,
@@ -102,10 +103,17 @@ class MbarrierInitWithoutFence(Rule):
     summary = "`mbarrier_init` with no `mbarrier_init_fence()` after it in the same kernel: a race on the barrier."
     doc = """
 ## What it does
-Reports `cute.arch.mbarrier_init(...)` (or the experimental `mbarrier_init`) in a kernel when no
-`cute.arch.mbarrier_init_fence()` (`fence_mbarrier_init()`, `pipeline_init_arrive(...)`, or the
-creation of a `cutlass.pipeline` object without `defer_sync=True`, which fence internally) follows
-it in the same kernel, directly or through a helper defined in the same file.
+Reports `cute.arch.mbarrier_init(...)` (or the experimental `mbarrier_init`) in a kernel when
+nothing after it in the same kernel orders the initialisation before other threads use the
+barrier: neither `cute.arch.mbarrier_init_fence()` (`fence_mbarrier_init()`,
+`pipeline_init_arrive(...)`, or the creation of a `cutlass.pipeline` object without
+`defer_sync=True`, which fence internally, directly or through a helper defined in the same file)
+nor a CTA or cluster barrier (`sync_threads()`, `barrier()`, `cluster_wait()`).
+
+Scope, from the evidence: the reference pair measured the case with neither fence nor sync (a
+launch failure, below). An init followed by a CTA barrier but no fence is left alone: it is
+enough for threads of the CTA, and whether the missing fence bites for the TMA unit or other
+CTAs of a cluster was not measured. The rule stays quiet there rather than guess.
 
 ## Why is this bad?
 One thread initialises the barrier in shared memory. Other threads, other CTAs of the cluster
@@ -120,7 +128,6 @@ work by luck; which one depends on timing, so the bug can hide on one GPU and sh
 ```python
 with cute.arch.elect_one():
     cute.arch.mbarrier_init(mbar, 1)
-cute.arch.sync_threads()
 cute.arch.mbarrier_wait(mbar, 0)
 ```
 
@@ -142,14 +149,13 @@ cute.arch.mbarrier_wait(mbar, 0)
         function = ctx.function_of(node)
         position = (node.lineno, node.col_offset)
         calls = [c for c in ast.walk(function) if isinstance(c, ast.Call) and c is not node]
-        if any((c.lineno, c.col_offset) > position and _fences(ctx, c) for c in calls):
+        later = [c for c in calls if (c.lineno, c.col_offset) > position]
+        if any(is_cta_or_cluster_sync(ctx, c) or _fences(ctx, c) for c in later):
             return
-        misplaced = any(is_mbarrier_init_fence(ctx, c) for c in calls)
         yield Report(
             node,
-            "mbarrier initialised without `cute.arch.mbarrier_init_fence()` (and a CTA/cluster sync) "
-            "after it; other threads and the TMA unit may see it uninitialised"
-            + ("; the fence placed before the init orders nothing" if misplaced else ""),
+            "mbarrier initialised with neither `cute.arch.mbarrier_init_fence()` nor a CTA/cluster "
+            "sync after it; other threads may use it before it is initialised",
         )
 
 

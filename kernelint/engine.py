@@ -80,14 +80,16 @@ def _syntax_error(path: str, source: str, error: SyntaxError) -> Finding:
     return _tool_finding(path, SYNTAX_ERROR, line, column, f"file does not parse: {error.msg}")
 
 
-def check_source(path: str, source: str, options: Options) -> list[Finding]:
-    """All findings for one file's text, suppressions applied, sorted."""
+def check_source(path: str, source: str, options: Options, tree: ast.Module | None = None) -> list[Finding]:
+    """All findings for one file's text, suppressions applied, sorted. A front end that has
+    already parsed ``source`` with ``ast`` (flake8) passes its ``tree`` to save the second parse."""
     if not might_hold_kernels(source) and not _may_name_our_rules(source):
         return []
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=path)
+        if tree is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source, filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if SYNTAX_ERROR not in options.codes:
             return []

@@ -64,3 +64,11 @@ def test_singletons_are_bucketed_only_when_wanted():
     tree = ast.parse("a = b + c\n")
     assert ast.Add not in index_tree(tree, {ast.Name})
     assert len(index_tree(tree, {ast.Add})[ast.Add]) == 1
+
+
+def test_engine_accepts_a_tree_already_parsed():
+    from kernelint.engine import Options, check_source
+
+    source = "import triton\n\n@triton.jit\ndef k(x):\n    pass\n"
+    options = Options(frozenset({"KL001"}))
+    assert check_source("k.py", source, options, tree=ast.parse(source)) == check_source("k.py", source, options)

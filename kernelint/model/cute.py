@@ -45,6 +45,18 @@ _POINTER_PRESERVING = frozenset({
 })
 
 
+#: Block-wide and cluster-wide barriers: after one, every thread of the CTA (cluster) sees the
+#: shared-memory writes made before it, a barrier's initialisation included.
+CTA_OR_CLUSTER_SYNCS = frozenset({
+    _ARCH + "sync_threads", _ARCH + "barrier", _ARCH + "cluster_wait", _ARCH + "cluster_sync",
+    _PRIMS + "barrier_cta_sync", _PRIMS + "barrier", _PRIMS + "cluster_wait",
+})
+
+
+def is_cta_or_cluster_sync(ctx: FileContext, call: ast.Call) -> bool:
+    return ctx.call_name(call) in CTA_OR_CLUSTER_SYNCS
+
+
 def is_mbarrier_init(ctx: FileContext, call: ast.Call) -> bool:
     return ctx.call_name(call) in MBARRIER_INIT
 
