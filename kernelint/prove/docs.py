@@ -67,8 +67,35 @@ def evidence_page(root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+_README_TABLE = re.compile(r"(<!-- rules-table:[^\n]*-->\n).*?(<!-- end rules-table -->)", re.S)
+
+
+def rules_table() -> str:
+    lines = ["| code | name | DSL | severity | default | evidence |", "| --- | --- | --- | --- | --- | --- |"]
+    for rule in all_rules():
+        record = load_record(rule.code)
+        verdict = record.get("verdict", "") if record else ("n/a" if rule.evidence_class == "none" else "not yet measured")
+        lines.append(f"| {rule.code} | `{rule.name}` | {rule.dsl} | {rule.severity.value} | "
+                     f"{'on' if rule.default_enabled else 'off'} | {rule.evidence_class}: {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def readme(repo: Path) -> str | None:
+    """README.md with its rules table regenerated, or None when it has no table markers."""
+    path = repo / "README.md"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    if not _README_TABLE.search(text):
+        return None
+    return _README_TABLE.sub(lambda m: m.group(1) + rules_table() + m.group(2), text)
+
+
 def expected_files(repo: Path, pairs_root: Path) -> dict[Path, str]:
     files = {repo / "docs" / "evidence.md": evidence_page(pairs_root)}
+    readme_text = readme(repo)
+    if readme_text is not None:
+        files[repo / "README.md"] = readme_text
     for rule in all_rules():
         files[repo / "docs" / "rules" / f"{rule.code}.md"] = render(rule)
     return files
