@@ -10,7 +10,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterable
 
-from kernelint.findings import Confidence, Finding, Severity
+from kernelint.findings import Finding
 from kernelint.model import FileContext
 from kernelint.model.names import ImportTable
 from kernelint.rules import Report, Rule, all_rules, find_rule

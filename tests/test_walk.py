@@ -66,9 +66,10 @@ def test_singletons_are_bucketed_only_when_wanted():
     assert len(index_tree(tree, {ast.Add})[ast.Add]) == 1
 
 
-def test_engine_accepts_a_tree_already_parsed():
+def test_engine_uses_a_tree_already_parsed_instead_of_parsing_again():
     from kernelint.engine import Options, check_source
 
-    source = "import triton\n\n@triton.jit\ndef k(x):\n    pass\n"
+    broken = "import triton\n\n@triton.jit\ndef k(x:\n    pass\n"
     options = Options(frozenset({"KL001"}))
-    assert check_source("k.py", source, options, tree=ast.parse(source)) == check_source("k.py", source, options)
+    assert [f.code for f in check_source("k.py", broken, options)] == ["KL001"]
+    assert check_source("k.py", broken, options, tree=ast.parse("import triton\n")) == []
