@@ -1,7 +1,7 @@
 """flake8 front end: ``flake8 --select KL`` reports what ``kernelint check`` reports.
 
-It runs kernelint's engine on the text flake8 read (not on flake8's tree), with the rules the
-nearest pyproject's ``[tool.kernelint]`` selects for the file, so both front ends agree. flake8
+It runs kernelint's engine on the text and tree flake8 already read (no second parse), with the
+rules the nearest pyproject's ``[tool.kernelint]`` selects for the file, so both front ends agree. flake8
 imports every plugin at start-up, so the engine is imported only when a file is checked.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ class KernelintFlake8:
     version = kernelint.__version__
 
     def __init__(self, tree, lines: list[str], filename: str) -> None:
-        # flake8 always passes its tree; the engine parses ``lines`` itself, as the CLI does.
+        self.tree = tree
         self.lines = lines
         self.filename = filename
 
@@ -27,5 +27,5 @@ class KernelintFlake8:
         except ConfigError as error:
             yield 1, 0, f"{INTERNAL_ERROR} kernelint configuration error: {error}", type(self)
             return
-        for finding in check_source(self.filename, "".join(self.lines), options):
+        for finding in check_source(self.filename, "".join(self.lines), options, tree=self.tree):
             yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)
