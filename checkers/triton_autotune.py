@@ -6,6 +6,7 @@ import re
 
 from kernelint.findings import Confidence, Severity
 from kernelint.model import dataflow
+from kernelint.model.reaching import value_at
 from kernelint.rules import Report, Rule
 
 _SEED = "cuTile→Triton conversion guide (seed 000)"
@@ -168,7 +169,7 @@ scale_kernel[grid](x, y, n)
                     found.append((node.id, how))
             return False
 
-        value = dataflow.value_before(ctx, grid) if isinstance(grid, ast.Name) else grid
+        value = value_at(ctx, grid) if isinstance(grid, ast.Name) else grid
         if isinstance(value, ast.Lambda):
             value = value.body
         if value is not None:

@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kernelint.model.dataflow import value_before
+from kernelint.model.reaching import value_at
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -130,7 +130,7 @@ def offset_view(ctx: FileContext, expr: ast.expr, depth: int = 6) -> ast.expr | 
     if isinstance(expr, ast.Attribute) and expr.attr in _POINTER_PRESERVING:
         return offset_view(ctx, expr.value, depth - 1)
     if isinstance(expr, ast.Name):
-        value = value_before(ctx, expr)
+        value = value_at(ctx, expr)
         return offset_view(ctx, value, depth - 1) if value is not None else None
     if not isinstance(expr, ast.Call):
         return None

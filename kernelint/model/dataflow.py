@@ -262,23 +262,3 @@ def accumulates_dot(ctx: "FileContext", loop: ast.AST) -> bool:
                 ):
                     return True
     return False
-
-
-def value_before(ctx: "FileContext", name: ast.Name) -> ast.expr | None:
-    """The value of the last binding of ``name`` that precedes its use in the same scope, or
-    None when that binding is opaque (a ``def``, a parameter) or there is none. A name rebound
-    between two launches (``grid = ...`` twice) is read where it is used, not in bulk."""
-    definitions = ctx.definitions(name.id, name)
-    scope = ctx.scope_of(name)
-    if all(ctx.scope_of(d.node) is not scope for d in definitions):  # an enclosing scope's name
-        before = definitions if len(definitions) == 1 else []
-    else:
-        used_at = (name.lineno, name.col_offset)
-        before = [
-            d for d in definitions
-            if ctx.scope_of(d.node) is scope and (d.node.lineno, d.node.col_offset) < used_at
-        ]
-    if not before:
-        return None
-    last = max(before, key=lambda d: (d.node.lineno, d.node.col_offset))
-    return last.value if last.kind == "assign" else None
