@@ -20,14 +20,6 @@ def _triton_launches(ctx):
     ]
 
 
-def _positional_params(launch):
-    """(parameter name, argument) for the positional arguments of a launch, up to a ``*args``."""
-    for param, arg in zip(launch.kernel.params, launch.args):
-        if isinstance(arg, ast.Starred):
-            return
-        yield param.arg, arg
-
-
 class AutotuneMetaConflict(Rule):
     code = "KL107"
     name = "autotune-meta-conflict"
@@ -89,8 +81,8 @@ On an H200 with triton 3.6.0, passing an autotuned meta-parameter at launch rais
                         f"`{keyword.arg}` is set by the autotune configs of `{kernel.name}`; passing "
                         "it at launch fails with `ValueError: Conflicting meta-parameters`",
                     )
-            for name, arg in _positional_params(launch):
-                if name in configs or name in kernel.heuristic_keys:
+            for name, arg in launch.bound_arguments().items():
+                if name not in launch.keywords and (name in configs or name in kernel.heuristic_keys):
                     source = "autotune configs" if name in configs else "`@triton.heuristics`"
                     yield Report(
                         arg,
@@ -146,7 +138,7 @@ scale_kernel[grid](x, y, n)
             autotune = launch.kernel.autotune
             if autotune is None or launch.grid is None:
                 continue
-            passed = set(launch.keywords) | {name for name, _ in _positional_params(launch)}
+            passed = set(launch.bound_arguments())
             tuned = {key.upper(): key for key in autotune.config_keys - passed}
             for name, how in self._host_tile_names(ctx, launch.grid, tuned):
                 yield Report(
@@ -277,7 +269,7 @@ matmul_kernel[grid](a, b, c, M, N, K, ...)
         """(name, int) for every tile-size constexpr of the kernel, or [] when one is not fixed."""
         kernel = launch.kernel
         constexprs = kernel.constexpr_names(ctx.qualname) - kernel.heuristic_keys
-        arguments = dict(_positional_params(launch)) | launch.keywords
+        arguments = launch.bound_arguments()
         arguments.update({k: v for k, v in _defaults(kernel.node).items() if k not in arguments})
         tiles = []
         for param in kernel.params:

@@ -22,11 +22,6 @@ def _before_hopper(ctx) -> bool:
     return match is not None and int(match.group(1)) < 90
 
 
-def _triton_kernel(ctx, node):
-    kernel = ctx.kernel_of(node)
-    return kernel if kernel is not None and kernel.dsl == "triton" else None
-
-
 class RawTileLoadDynamicStrides(Rule):
     code = "KL201"
     name = "raw-2d-load-dynamic-strides"
@@ -85,7 +80,7 @@ that case is not reported.
 """
 
     def check(self, node, ctx):
-        if not dataflow.is_load(ctx, node) or _triton_kernel(ctx, node) is None or _before_hopper(ctx):
+        if not dataflow.is_load(ctx, node) or ctx.kernel_of(node, "triton") is None or _before_hopper(ctx):
             return
         pointer = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "pointer"), None)
         tile = dataflow.tile_pointer(ctx, pointer) if pointer is not None else None
@@ -161,7 +156,7 @@ The claimed 5-15% did not reproduce.
 
     def check(self, node, ctx):
         operand = self._transposed(node, ctx)
-        if operand is None or _triton_kernel(ctx, node) is None:
+        if operand is None or ctx.kernel_of(node, "triton") is None:
             return
         loops = ctx.loops_of(node)
         load = dataflow.load_of(ctx, operand)

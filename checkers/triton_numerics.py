@@ -19,11 +19,6 @@ _ERF_FUNCTIONS = frozenset({
 })
 
 
-def _triton_kernel(ctx, node):
-    kernel = ctx.kernel_of(node)
-    return kernel if kernel is not None and kernel.dsl == "triton" else None
-
-
 def _erf_argument(call: ast.Call, ctx) -> ast.expr | None:
     """The argument of an erf call (``tl.math.erf(x)``, ``libdevice.erf(x)``, ``x.erf()``)."""
     name = ctx.call_name(call)
@@ -87,7 +82,7 @@ fp16` on an H200 (triton 3.6.0), and with the same `ValueError` under `TRITON_IN
 """
 
     def check(self, node, ctx):
-        if _triton_kernel(ctx, node) is None:
+        if ctx.kernel_of(node, "triton") is None:
             return
         argument = _erf_argument(node, ctx)
         if argument is None:
@@ -229,7 +224,7 @@ If the tanh approximation is what you want, name it so (`gelu_tanh`).
 """
 
     def check(self, node, ctx):
-        if not _is_tanh_gelu_constant(node) or _triton_kernel(ctx, node) is None:
+        if not _is_tanh_gelu_constant(node) or ctx.kernel_of(node, "triton") is None:
             return
         function = ctx.function_of(node)
         function_words = set()

@@ -5,27 +5,19 @@ import ast
 import re
 
 from kernelint.findings import Severity
-from kernelint.model.dtypes import TRITON_FLOAT_LOW, TRITON_FLOAT_WIDE, torch_dtype, triton_dtype
+from kernelint.model.dtypes import (
+    TRITON_FLOAT_LOW,
+    TRITON_FLOAT_WIDE,
+    conversion_target,
+    torch_dtype,
+    triton_dtype,
+)
 from kernelint.rules import Report, Rule
 
 _SEED = "cuTile→Triton conversion guide (seed 000)"
 _POINTER_TYPE = "triton.language.pointer_type"
-_CAST = "triton.language.cast"
 _LOAD = "triton.language.load"
 _FLOAT_DTYPES = TRITON_FLOAT_LOW | TRITON_FLOAT_WIDE
-
-
-def _conversion_target(call: ast.Call, ctx) -> ast.expr | None:
-    """The dtype a kernel-side conversion converts to: ``x.to(T)``, ``x.to(dtype=T)``, ``tl.cast(x, T)``."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.attr == "to" and ctx.qualname(func) is None:
-        arguments = call.args[:1]
-    elif ctx.call_name(call) == _CAST:
-        arguments = call.args[1:2]
-    else:
-        return None
-    arguments += [k.value for k in call.keywords if k.arg == "dtype"]
-    return arguments[0] if arguments else None
 
 
 class HardcodedPointerType(Rule):
@@ -79,10 +71,9 @@ the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and retur
 """
 
     def check(self, node, ctx):
-        kernel = ctx.kernel_of(node)
-        if kernel is None or kernel.dsl != "triton":
+        if ctx.kernel_of(node, "triton") is None:
             return
-        target = _conversion_target(node, ctx)
+        target = conversion_target(node, ctx)
         if target is None:
             return
         for value in ctx.values_of(target):
@@ -183,13 +174,11 @@ def _launch_receiving(expr: ast.expr, ctx, depth: int = _DEPTH):
     for launch in ctx.launches:
         if launch.kernel is None or launch.kernel.dsl != "triton":
             continue
-        for index, argument in enumerate(launch.args):
-            if argument is expr:
-                params = launch.kernel.params
-                return launch, params[index] if index < len(params) else None
-        for keyword, argument in launch.keywords.items():
-            if argument is expr:
-                return launch, next((p for p in launch.kernel.params if p.arg == keyword), None)
+        name = next((n for n, argument in launch.bound_arguments().items() if argument is expr), None)
+        if name is not None:
+            return launch, next((p for p in launch.kernel.params if p.arg == name), None)
+        if any(argument is expr for argument in launch.args):
+            return launch, None
     if depth > 0 and isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
         target = holder.targets[0].id
         for use in ast.walk(ctx.scope_of(holder)):
@@ -221,7 +210,7 @@ def _converted_to_int64(load: ast.Call, ctx) -> bool:
     return (
         isinstance(outer, ast.Call)
         and outer.func is attribute
-        and triton_dtype(_conversion_target(outer, ctx), ctx) == "int64"
+        and triton_dtype(conversion_target(outer, ctx), ctx) == "int64"
     )
 
 

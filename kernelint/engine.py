@@ -164,7 +164,7 @@ def _apply_suppressions(path: str, source: str, findings: list[Finding], options
         return sorted(set(findings))
     kept = _unsuppressed(findings, suppressions)
     if UNUSED_SUPPRESSION in options.codes:
-        # Last, so that a KL003 can itself be silenced (``# noqa: KL101, KL003``).
+        # Last, so that a KL003 can itself be silenced by naming KL003 in the same comment.
         kept.extend(_unsuppressed(list(_unused(path, suppressions, options)), suppressions))
     return sorted(set(kept))
 
@@ -208,3 +208,15 @@ def check_file(path: str, options: Options) -> list[Finding]:
     except OSError as error:
         return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"cannot read file: {error.strerror or error}")]
     return check_source(path, decode(data), options)
+
+
+def check_with_project_config(path: str, source: str, tree: ast.Module | None = None) -> list[Finding]:
+    """What the editor front ends (flake8, pylint) run: the rules ``kernelint check`` would run on
+    ``path`` by default, with a broken configuration reported as a KL002 finding, not a crash."""
+    from kernelint.config import ConfigError, options_for
+
+    try:
+        options = options_for(path)
+    except ConfigError as error:
+        return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"kernelint configuration error: {error}")]
+    return check_source(path, source, options, tree=tree)

@@ -19,13 +19,7 @@ class KernelintFlake8:
         self.filename = filename
 
     def run(self):
-        from kernelint.config import ConfigError, options_for
-        from kernelint.engine import INTERNAL_ERROR, check_source
+        from kernelint.engine import check_with_project_config
 
-        try:
-            options = options_for(self.filename)
-        except ConfigError as error:
-            yield 1, 0, f"{INTERNAL_ERROR} kernelint configuration error: {error}", type(self)
-            return
-        for finding in check_source(self.filename, "".join(self.lines), options, tree=self.tree):
+        for finding in check_with_project_config(self.filename, "".join(self.lines), self.tree):
             yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)

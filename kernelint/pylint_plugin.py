@@ -30,19 +30,14 @@ class _SharedRun:
         self._findings: list = []
 
     def findings(self, node) -> list:
-        from kernelint.config import ConfigError, options_for
-        from kernelint.engine import INTERNAL_ERROR, _tool_finding, check_source, decode
+        from kernelint.engine import check_with_project_config, decode
 
         with node.stream() as stream:
             source = decode(stream.read())
         path = node.file or node.name
         if self._key != (path, source):
             self._key = (path, source)
-            try:
-                self._findings = check_source(path, source, options_for(path))
-            except ConfigError as error:
-                message = f"kernelint configuration error: {error}"
-                self._findings = [_tool_finding(path, INTERNAL_ERROR, 1, 1, message)]
+            self._findings = check_with_project_config(path, source)
         return self._findings
 
 

@@ -179,3 +179,10 @@ def test_definitions_follow_scopes():
     in_f, in_g = names
     assert [d.value.value for d in ctx.definitions("x", in_f)] == [2]
     assert [d.value.value for d in ctx.definitions("x", in_g)] == [1]
+
+
+def test_bound_arguments_match_parameters_until_star_args():
+    ctx = model(KERNELS.replace("built[(4,)](x, n)", "built[(4,)](x, *rest, BLOCK_K=32)"))
+    by_kernel = {l.kernel.name: l.bound_arguments() for l in ctx.launches if l.style == "subscript"}
+    assert set(by_kernel["tuned"]) == {"x_ptr", "M", "EVEN_K"}
+    assert set(by_kernel["built"]) == {"x_ptr", "BLOCK_K"}

@@ -33,6 +33,18 @@ class Launch:
     args: list[ast.expr]
     keywords: dict[str, ast.expr]
 
+    def bound_arguments(self) -> dict[str, ast.expr]:
+        """Kernel parameter name -> the argument the launch passes for it: positional arguments
+        matched to the kernel's parameters (up to a ``*args``), then keywords."""
+        bound: dict[str, ast.expr] = {}
+        if self.kernel is not None:
+            for param, argument in zip(self.kernel.params, self.args):
+                if isinstance(argument, ast.Starred):
+                    break
+                bound[param.arg] = argument
+        bound.update(self.keywords)
+        return bound
+
 
 class FileContext:
     """Everything a rule may ask about one parsed file. Built from a single traversal."""
@@ -94,18 +106,16 @@ class FileContext:
                 return ancestor
         return None
 
-    def kernel_of(self, node: ast.AST) -> Kernel | None:
-        """The kernel whose body contains ``node`` (nested helpers excluded), or None."""
+    def kernel_of(self, node: ast.AST, dsl: str | None = None) -> Kernel | None:
+        """The kernel whose body contains ``node`` (nested helpers excluded), or None; with
+        ``dsl``, only a kernel of that DSL."""
         function = self.function_of(node)
-        return self._kernel_by_node.get(id(function)) if function is not None else None
+        kernel = self._kernel_by_node.get(id(function)) if function is not None else None
+        return kernel if kernel is not None and (dsl is None or kernel.dsl == dsl) else None
 
     def kernel_named(self, name: str) -> Kernel | None:
         matches = [k for k in self.kernels if k.name == name]
         return matches[0] if len(matches) == 1 else None
-
-    def is_device_code(self, node: ast.AST) -> bool:
-        """True inside a kernel or a helper called from kernels (``@triton.jit`` helpers count)."""
-        return self.kernel_of(node) is not None
 
     def loops_of(self, node: ast.AST, stop_at_function: bool = True) -> list[ast.AST]:
         """Enclosing loops, innermost first."""

@@ -51,6 +51,19 @@ class Precision(Enum):
     UNKNOWN = "unknown"
 
 
+def conversion_target(call: ast.Call, ctx: "FileContext") -> ast.expr | None:
+    """The dtype a kernel-side conversion converts to: ``x.to(T)``, ``x.to(dtype=T)``,
+    ``tl.cast(x, T)``; None for any other call."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "to" and ctx.qualname(func) is None:
+        positional = call.args[:1]
+    elif ctx.call_name(call) == TL + "cast":
+        positional = call.args[1:2]
+    else:
+        return None
+    return positional[0] if positional else _keyword(call, "dtype")
+
+
 def triton_dtype(expr: ast.AST | None, ctx: "FileContext") -> str | None:
     """The ``triton.language`` dtype ``expr`` names literally (``"float16"``), following module
     constants such as ``ACC_DTYPE = tl.float32``; None for constexpr parameters and anything else."""
@@ -163,14 +176,14 @@ class _Inference:
         func = call.func
         if isinstance(func, ast.Attribute) and name is None:  # a method of a kernel value
             if func.attr == "to":
-                return self._cast(call.args[0] if call.args else _keyword(call, "dtype"))
+                return self._cast(conversion_target(call, ctx))
             if func.attr in _METHODS_FIRST_ARG:
                 return self.of(func.value)
             return Precision.UNKNOWN
         if name in _LOADS:
             return Precision.LOADED
         if name == TL + "cast":
-            return self._cast(call.args[1] if len(call.args) > 1 else _keyword(call, "dtype"))
+            return self._cast(conversion_target(call, ctx))
         if name in _CONSTRUCTORS:
             position = _CONSTRUCTORS[name]
             dtype = _keyword(call, "dtype")
