@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from kernelint.findings import Confidence, Severity
 from kernelint.model import dataflow
@@ -17,9 +16,8 @@ def _short(node: ast.AST, limit: int = 40) -> str:
 
 
 def _before_hopper(ctx) -> bool:
-    """True when the configured ``target-arch`` has no TMA (below sm_90); unknown targets are not."""
-    match = re.fullmatch(r"sm_?(\d+)a?", (getattr(ctx, "target_arch", None) or "").lower())
-    return match is not None and int(match.group(1)) < 90
+    """True when the configured ``target-arch`` has no TMA (below sm_90); no target is not."""
+    return ctx.target_sm is not None and ctx.target_sm < 90
 
 
 class RawTileLoadDynamicStrides(Rule):

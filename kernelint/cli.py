@@ -84,8 +84,9 @@ def _with_flags(settings, args):
 
 
 def _settings(args):
-    from kernelint.config import load_settings, read_settings
+    from kernelint.config import compute_capability, load_settings, read_settings
 
+    compute_capability(args.target_arch)  # a bad --target-arch is a usage error before any work
     if args.config:
         config = Path(args.config)
         if not config.is_file():

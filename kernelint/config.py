@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -53,6 +54,19 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+_ARCH = re.compile(r"sm_?(\d+)a?", re.IGNORECASE)
+
+
+def compute_capability(target_arch) -> int | None:
+    """``"sm_90"`` (also ``sm90``, ``sm_90a``) -> 90; None when no target is set."""
+    if target_arch is None:
+        return None
+    match = _ARCH.fullmatch(target_arch) if isinstance(target_arch, str) else None
+    if match is None:
+        raise ConfigError(f"target-arch must look like 'sm_90', not {target_arch!r}")
+    return int(match.group(1))
+
+
 def _strings(table: dict, key: str, where: Path) -> tuple[str, ...]:
     value = table.get(key, [])
     if isinstance(value, str):
@@ -89,6 +103,11 @@ def read_settings(pyproject: Path) -> Settings:
     target_arch = table.get("target-arch")
     if target_arch is not None and not isinstance(target_arch, str):
         raise ConfigError(f"{pyproject}: [tool.kernelint] target-arch must be a string like 'sm_90'")
+    if target_arch is not None:
+        try:
+            compute_capability(target_arch)
+        except ConfigError as error:
+            raise ConfigError(f"{pyproject}: [tool.kernelint] {error}") from None
     return Settings(
         select=_strings(table, "select", pyproject) if "select" in table else None,
         ignore=_strings(table, "ignore", pyproject),

@@ -10,6 +10,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterable
 
+from kernelint.config import compute_capability
 from kernelint.findings import Finding
 from kernelint.model import FileContext
 from kernelint.model.names import ImportTable
@@ -138,7 +139,7 @@ def _run_rules(path: str, source: str, tree: ast.Module, rules: list[type[Rule]]
     findings: list[Finding] = []
     wanted = {t for rule in rules for t in rule.node_types}
     ctx = FileContext(path, source, tree, wanted)
-    ctx.target_arch = options.target_arch
+    ctx.target_sm = compute_capability(options.target_arch)
     for rule_class in rules:
         rule = rule_class()
         try:

@@ -300,3 +300,12 @@ def test_cli_ignore_adds_to_the_config_ignore(project):
     assert check_json(project, "pkg", "--ignore", "KL002") == {("pkg/broken.py", 4, "KL001")}
     assert check_json(project, "pkg", "--select", "KL0") == {
         ("pkg/broken.py", 4, "KL001"), ("pkg/stale.py", 3, "KL003")}
+
+
+def test_bad_target_arch_is_a_usage_error(tmp_path):
+    (tmp_path / "k.py").write_text("import triton\n")
+    result = subprocess.run([sys.executable, "-m", "kernelint", "check", str(tmp_path), "--target-arch", "hopper"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "target-arch must look like 'sm_90'" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -51,6 +51,8 @@ class FileContext:
 
     def __init__(self, path: str, source: str, tree: ast.Module, wanted: Iterable[type[ast.AST]]):
         self.path = path
+        #: Compute capability of the configured ``target-arch`` (90 for sm_90); None if unset.
+        self.target_sm: int | None = None
         self.source = source
         self.tree = tree
         self.buckets = index_tree(tree, (*wanted, *_MODEL_NODES, ast.FunctionDef, ast.AsyncFunctionDef))
