@@ -26,8 +26,6 @@ _TOOL_CODES = {SYNTAX_ERROR, INTERNAL_ERROR, UNUSED_SUPPRESSION}
 _KERNEL_MARKERS = ("triton", "cutlass", "cuda.tile", "cuda import tile")
 _DSL_ROOTS = {"triton": ("triton",), "cute": ("cutlass",), "cutile": ("cuda.tile",)}
 _NOQA_KL = re.compile(r"noqa:[^\n]*kl")
-#: Statement fields that hold statement lists (or handlers / match cases holding them).
-_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 @dataclass(frozen=True)
@@ -98,9 +96,10 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
             return [_syntax_error(path, source, error)]
         return [_tool_finding(path, SYNTAX_ERROR, 1, 1, f"file does not parse: {error}")]
 
-    rules = _applicable(tree, [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES])
+    imports = ImportTable.from_tree(tree)
+    rules = _applicable(imports, [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES])
     try:
-        findings = _run_rules(path, source, tree, rules, options) if rules else []
+        findings = _run_rules(path, source, tree, imports, rules, options) if rules else []
     except Exception as error:  # the model failed (e.g. a pathological file): report, go on
         if INTERNAL_ERROR not in options.codes:
             return []
@@ -110,36 +109,16 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
     return _apply_suppressions(path, source, findings, options)
 
 
-def _imports(tree: ast.Module) -> ImportTable:
-    """Every import of the file, in source order, read from statement lists only: imports are
-    statements, so this finds them all without visiting one expression."""
-    table = ImportTable()
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            table.add(node)
-            continue
-        for name in reversed(node._fields):
-            if name in _BLOCK_FIELDS:
-                stack.extend(reversed(getattr(node, name)))
-    return table
-
-
-def _applicable(tree: ast.Module, rules: list[type[Rule]]) -> list[type[Rule]]:
+def _applicable(imports: ImportTable, rules: list[type[Rule]]) -> list[type[Rule]]:
     """The rules whose DSL the file imports: a file that imports none needs no model at all."""
-    gated = [r for r in rules if r.dsl in _DSL_ROOTS]
-    if not gated:
-        return rules
-    imports = _imports(tree)
     return [r for r in rules if r.dsl not in _DSL_ROOTS or imports.imports_any(*_DSL_ROOTS[r.dsl])]
 
 
-def _run_rules(path: str, source: str, tree: ast.Module, rules: list[type[Rule]], options: Options) -> list[Finding]:
+def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
+               rules: list[type[Rule]], options: Options) -> list[Finding]:
     findings: list[Finding] = []
     wanted = {t for rule in rules for t in rule.node_types}
-    ctx = FileContext(path, source, tree, wanted)
-    ctx.target_sm = compute_capability(options.target_arch)
+    ctx = FileContext(path, source, tree, wanted, imports, compute_capability(options.target_arch))
     for rule_class in rules:
         rule = rule_class()
         try:

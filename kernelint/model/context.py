@@ -15,7 +15,7 @@ from kernelint.model.walk import ancestors, index_tree, parent
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)
 _LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
-_MODEL_NODES = (ast.Import, ast.ImportFrom, ast.Call, *BINDING_NODES)
+_MODEL_NODES = (ast.Call, *BINDING_NODES)
 
 CUTILE_LAUNCH = "cuda.tile.launch"
 
@@ -49,17 +49,15 @@ class Launch:
 class FileContext:
     """Everything a rule may ask about one parsed file. Built from a single traversal."""
 
-    def __init__(self, path: str, source: str, tree: ast.Module, wanted: Iterable[type[ast.AST]]):
+    def __init__(self, path: str, source: str, tree: ast.Module, wanted: Iterable[type[ast.AST]],
+                 imports: ImportTable | None = None, target_sm: int | None = None):
         self.path = path
-        #: Compute capability of the configured ``target-arch`` (90 for sm_90); None if unset.
-        self.target_sm: int | None = None
         self.source = source
         self.tree = tree
+        #: Compute capability of the configured ``target-arch`` (90 for sm_90); None if unset.
+        self.target_sm = target_sm
+        self.imports = imports if imports is not None else ImportTable.from_tree(tree)
         self.buckets = index_tree(tree, (*wanted, *_MODEL_NODES, ast.FunctionDef, ast.AsyncFunctionDef))
-        self.imports = ImportTable()
-        for node_type in (ast.Import, ast.ImportFrom):
-            for node in self.buckets.get(node_type, ()):
-                self.imports.add(node)
         self._defs: dict[tuple[int, str], list[Definition]] = defaultdict(list)
         for node_type in BINDING_NODES:
             for node in self.buckets.get(node_type, ()):

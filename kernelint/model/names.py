@@ -34,6 +34,10 @@ def canonical(qualname: str) -> str:
     return qualname
 
 
+#: Statement fields that hold statement lists (or handlers / match cases holding them).
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
 class ImportTable:
     """Local name -> fully qualified name, from every import statement in a file.
 
@@ -43,6 +47,22 @@ class ImportTable:
 
     def __init__(self) -> None:
         self._aliases: dict[str, str] = {}
+
+    @classmethod
+    def from_tree(cls, tree: ast.Module) -> "ImportTable":
+        """Every import of the file, in source order, read from statement lists only: imports
+        are statements, so this finds them all without visiting one expression."""
+        table = cls()
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                table.add(node)
+                continue
+            for name in reversed(node._fields):
+                if name in _BLOCK_FIELDS:
+                    stack.extend(reversed(getattr(node, name)))
+        return table
 
     def add(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
