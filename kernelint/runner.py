@@ -91,7 +91,3 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
         findings.extend(batch)
     cache.save()
     return sorted(findings)
-
-
-def check_paths(files: list[str], settings: Settings, jobs: int, use_cache: bool = True) -> list[Finding]:
-    return check_groups({settings: files}, jobs, use_cache)

@@ -38,7 +38,7 @@ def checked(monkeypatch):
 
 def run(paths, settings=None, jobs=1, use_cache=True):
     settings = settings or Settings(select=("ALL",))
-    return runner.check_paths([str(p) for p in paths], settings, jobs, use_cache)
+    return runner.check_groups({settings: [str(p) for p in paths]}, jobs, use_cache)
 
 
 def codes(findings):
