@@ -22,10 +22,14 @@ _PRIMS = "cutlass.experimental.primitives."
 
 MBARRIER_INIT = frozenset({_ARCH + "mbarrier_init", _PRIMS + "mbarrier_init"})
 
-#: Calls that make barrier initialisation visible: the fence itself, or a helper that issues it
-#: (``pipeline_init_arrive`` fences before its cluster arrive). Matched on the last name component
-#: too, since libraries re-export these helpers under their own module paths.
-_FENCE_NAMES = frozenset({"mbarrier_init_fence", "fence_mbarrier_init", "pipeline_init_arrive"})
+#: Calls that show the author published a fresh barrier: the init fence, and the helpers that
+#: fence and sync for pipelines (``pipeline_init_arrive`` / ``pipeline_init_wait``, the two
+#: halves of the cluster barrier). Matched on the last name component too, since libraries
+#: re-export them. A fence is not enough by itself (measured: init + fence with no sync faulted),
+#: but real code that fences puts the sync in another function (a cluster wait in the caller, a
+#: ``sync_warp`` for a one-warp barrier), so a fence is taken as the sign of a handled init.
+_PUBLISHING_HELPERS = frozenset({"mbarrier_init_fence", "fence_mbarrier_init",
+                                 "pipeline_init_arrive", "pipeline_init_wait"})
 
 #: Phase-parity waits: qualified name -> (position of the barrier, position of the phase).
 MBARRIER_WAITS = {
@@ -50,6 +54,7 @@ _POINTER_PRESERVING = frozenset({
 CTA_OR_CLUSTER_SYNCS = frozenset({
     _ARCH + "sync_threads", _ARCH + "barrier", _ARCH + "cluster_wait", _ARCH + "cluster_sync",
     _PRIMS + "barrier_cta_sync", _PRIMS + "barrier", _PRIMS + "cluster_wait",
+    _PRIMS + "barrier_cluster_wait",
 })
 
 
@@ -61,16 +66,19 @@ def is_mbarrier_init(ctx: FileContext, call: ast.Call) -> bool:
     return ctx.call_name(call) in MBARRIER_INIT
 
 
-def is_mbarrier_init_fence(ctx: FileContext, call: ast.Call) -> bool:
-    """A fence after barrier init: the fence call, a helper that issues it, or the creation of a
-    ``cutlass.pipeline`` object, which initialises, fences and syncs unless ``defer_sync=True``."""
+def publishes_mbarrier_init(ctx: FileContext, call: ast.Call) -> bool:
+    """A call that publishes a freshly initialised barrier to the other threads: a CTA or
+    cluster barrier, the init fence or a pipeline init helper, or the creation of a
+    ``cutlass.pipeline`` object (which fences and syncs unless ``defer_sync=True``)."""
+    if is_cta_or_cluster_sync(ctx, call):
+        return True
     name = ctx.call_name(call)
     if name is None and isinstance(call.func, ast.Attribute):
         name = call.func.attr  # self.pipeline_init_arrive(...) style wrappers
     if name is None:
         return False
     parts = name.split(".")
-    if parts[-1] in _FENCE_NAMES:
+    if parts[-1] in _PUBLISHING_HELPERS:
         return True
     deferred = any(
         k.arg == "defer_sync" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
