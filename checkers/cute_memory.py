@@ -46,9 +46,11 @@ Copy the view into a fresh allocation first, or promise only what the view guara
 ```python
 mX = from_dlpack(x[1:].clone(), assumed_align=16)
 ```
-`assumed_align=32` (or more) on a tensor that is its own allocation is fine. Note that
-`.contiguous()` returns the view itself when it is already contiguous (as `x[1:]` is), so it
-does not realign it; kernelint treats it as a copy and stays silent there.
+`assumed_align=32` (or more) on a tensor that is its own allocation is fine. `.contiguous()` is
+not a fix for a view that offsets only the first dimension (`x[1:]`, `x.narrow(0, 1, n)`): such
+a view of a contiguous tensor is contiguous already, so `.contiguous()` returns it unchanged,
+offset pointer included, and kernelint reports it. On other views (`x[:, 3:]`) it copies into a
+fresh, aligned allocation, and kernelint stays silent.
 """
     references = (
         "CuTe DSL kernel skill, 'Static vs dynamic' (torch interop: `assumed_align` is a contract) "

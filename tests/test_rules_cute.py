@@ -26,7 +26,10 @@ def run(x, y, z, compiled):
     e = from_dlpack(x.as_strided((64,), (1,), 3), assumed_align=16)  # expect: KL301
     tail = y[:, 1:]
     f = from_dlpack(tail.t(), assumed_align=16)  # expect: KL301
-    compiled(a, b, c, d, e, f)
+    g = from_dlpack(x[1:].contiguous(), assumed_align=16)  # expect: KL301
+    h = from_dlpack(y.narrow(0, 1, 8).contiguous(), assumed_align=16)  # expect: KL301
+    i = from_dlpack(torch.narrow(y, 0, 1, 8).contiguous(), assumed_align=16)  # expect: KL301
+    compiled(a, b, c, d, e, f, g, h, i)
 """, "KL301")
 
 
@@ -36,7 +39,8 @@ def run(x, view, compiled):
     out = torch.empty(4096, 4096, device="cuda", dtype=torch.bfloat16)
     a = from_dlpack(out, assumed_align=32)
     b = from_dlpack(x, assumed_align=32)
-    c = from_dlpack(x[1:].contiguous(), assumed_align=16)
+    c = from_dlpack(x[:, 3:].contiguous(), assumed_align=16)
+    k = from_dlpack(x.narrow(1, 3, 8).contiguous(), assumed_align=16)
     d = from_dlpack(x[1:].clone(), assumed_align=16)
     e = from_dlpack(x[0:], assumed_align=16)
     f = from_dlpack(x[:, :128], assumed_align=16)
@@ -46,7 +50,7 @@ def run(x, view, compiled):
     tail = x[1:]
     tail = tail.clone()
     j = from_dlpack(tail, assumed_align=16)
-    compiled(a, b, c, d, e, f, g, h, i, j)
+    compiled(a, b, c, d, e, f, g, h, i, j, k)
 """, "KL301")
 
 

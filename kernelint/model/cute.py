@@ -157,7 +157,25 @@ def offset_view(ctx: FileContext, expr: ast.expr, depth: int = 6) -> ast.expr | 
         return expr
     if name in _POINTER_PRESERVING:
         return offset_view(ctx, receiver, depth - 1)
+    if name == "contiguous":  # returns the view itself when it is contiguous already
+        inner = offset_view(ctx, receiver, depth - 1)
+        return inner if inner is not None and _leading_offset(ctx, inner) else None
     return None
+
+
+def _leading_offset(ctx: FileContext, view: ast.expr) -> bool:
+    """``view`` offsets only the first dimension (``t[1:]``, ``t[1:, :]``, ``t.narrow(0, ...)``):
+    a contiguous tensor stays contiguous, so ``.contiguous()`` keeps the offset pointer."""
+    if isinstance(view, ast.Subscript):
+        parts = view.slice.elts if isinstance(view.slice, ast.Tuple) else [view.slice]
+        return all(
+            isinstance(p, ast.Slice) and p.upper is None and p.step is None and p.lower is None
+            for p in parts[1:]
+        ) and isinstance(parts[0], ast.Slice)
+    if isinstance(view, ast.Call) and ctx.call_name(view) == "torch.narrow":
+        return ctx.resolve_int(_argument(view, 1, "dim")) == 0
+    method = _method(view) if isinstance(view, ast.Call) else None
+    return method is not None and method[0] == "narrow" and ctx.resolve_int(_argument(view, 0, "dim")) == 0
 
 
 # --- loops ------------------------------------------------------------------------------------
