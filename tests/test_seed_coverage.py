@@ -7,6 +7,7 @@ import re
 from collections import Counter
 
 from conftest import ROOT
+
 from kernelint.rules import all_rules, find_rule
 
 DOC = ROOT / "docs" / "seed-coverage.md"
