@@ -6,36 +6,41 @@ import ast
 import io
 import re
 import tokenize
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
-from kernelint.config import compute_capability
 from kernelint.findings import Finding
 from kernelint.model import FileContext
+from kernelint.model.dsl import SOURCE_MARKERS, import_roots
 from kernelint.model.names import ImportTable
+from kernelint.reading import ParseFailure, Unreadable, parse, read_bytes, too_large_text
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions
+from kernelint.targets import compute_capability
 
 SYNTAX_ERROR = "KL001"
 INTERNAL_ERROR = "KL002"
 UNUSED_SUPPRESSION = "KL003"
 _TOOL_CODES = {SYNTAX_ERROR, INTERNAL_ERROR, UNUSED_SUPPRESSION}
 
-#: A file whose text names none of these cannot define or launch a kernel of a supported DSL.
-_KERNEL_MARKERS = ("triton", "cutlass", "cuda.tile", "cuda import tile")
-_DSL_ROOTS = {"triton": ("triton",), "cute": ("cutlass",), "cutile": ("cuda.tile",)}
 _NOQA_KL = re.compile(r"noqa:[^\n]*kl")
 
 
 @dataclass(frozen=True)
 class Options:
+    """What to run on a file: the selected codes and the GPU target (parsed once, here)."""
+
     codes: frozenset[str]
     target_arch: str | None = None
+    target_sm: int | None = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "target_sm", compute_capability(self.target_arch))
 
 
 def might_hold_kernels(source: str) -> bool:
-    return any(marker in source for marker in _KERNEL_MARKERS)
+    """False when the text names no DSL at all, so it cannot define or launch a kernel."""
+    return any(marker in source for marker in SOURCE_MARKERS)
 
 
 def _may_name_our_rules(source: str) -> bool:
@@ -73,28 +78,20 @@ def _tool_finding(path: str, code: str, line: int, column: int, message: str) ->
     return Finding(path, line, column, line, column, code, rule.name, rule.severity, rule.confidence, message)
 
 
-def _syntax_error(path: str, source: str, error: SyntaxError) -> Finding:
-    line = error.lineno or 1
-    column = max(error.offset or 1, 1)
-    return _tool_finding(path, SYNTAX_ERROR, line, column, f"file does not parse: {error.msg}")
-
-
 def check_source(path: str, source: str, options: Options, tree: ast.Module | None = None) -> list[Finding]:
     """All findings for one file's text, suppressions applied, sorted. A front end that has
     already parsed ``source`` with ``ast`` (flake8) passes its ``tree`` to save the second parse."""
     if not might_hold_kernels(source) and not _may_name_our_rules(source):
         return []
-    try:
-        if tree is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source, filename=path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-        if SYNTAX_ERROR not in options.codes:
-            return []
-        if isinstance(error, SyntaxError):
-            return [_syntax_error(path, source, error)]
-        return [_tool_finding(path, SYNTAX_ERROR, 1, 1, f"file does not parse: {error}")]
+    if tree is None:
+        too_large = too_large_text(source)
+        if too_large:
+            return [_tool_finding(path, INTERNAL_ERROR, 1, 1, too_large)] if INTERNAL_ERROR in options.codes else []
+        try:
+            tree = parse(source, path)
+        except ParseFailure as failure:
+            code = SYNTAX_ERROR if failure.syntax else INTERNAL_ERROR
+            return [_tool_finding(path, code, failure.line, failure.column, failure.message)] if code in options.codes else []
 
     imports = ImportTable.from_tree(tree)
     rules = _applicable(imports, [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES])
@@ -110,15 +107,20 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
 
 
 def _applicable(imports: ImportTable, rules: list[type[Rule]]) -> list[type[Rule]]:
-    """The rules whose DSL the file imports: a file that imports none needs no model at all."""
-    return [r for r in rules if r.dsl not in _DSL_ROOTS or imports.imports_any(*_DSL_ROOTS[r.dsl])]
+    """The rules whose DSLs the file imports: a file that imports none needs no model at all."""
+    return [r for r in rules if _imports_scope(imports, r.dsls())]
+
+
+def _imports_scope(imports: ImportTable, dsls: tuple[str, ...]) -> bool:
+    roots = [import_roots(dsl) for dsl in dsls]
+    return any(not r for r in roots) or any(imports.imports_any(*r) for r in roots)
 
 
 def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                rules: list[type[Rule]], options: Options) -> list[Finding]:
     findings: list[Finding] = []
     wanted = {t for rule in rules for t in rule.node_types}
-    ctx = FileContext(path, source, tree, wanted, imports, compute_capability(options.target_arch))
+    ctx = FileContext(path, source, tree, wanted, imports, options.target_sm)
     for rule_class in rules:
         rule = rule_class()
         try:
@@ -183,20 +185,8 @@ def _unused(path: str, suppressions, options: Options) -> Iterable[Finding]:
 
 def check_file(path: str, options: Options) -> list[Finding]:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"cannot read file: {error.strerror or error}")]
+        data = read_bytes(path)
+    except Unreadable as error:
+        return [_tool_finding(path, INTERNAL_ERROR, 1, 1, str(error))] if INTERNAL_ERROR in options.codes else []
     return check_source(path, decode(data), options)
 
-
-def check_with_project_config(path: str, source: str, tree: ast.Module | None = None) -> list[Finding]:
-    """What the editor front ends (flake8, pylint) run: the rules ``kernelint check`` would run on
-    ``path`` by default, with a broken configuration reported as a KL002 finding, not a crash."""
-    from kernelint.config import ConfigError, options_for
-
-    try:
-        options = options_for(path)
-    except ConfigError as error:
-        return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"kernelint configuration error: {error}")]
-    return check_source(path, source, options, tree=tree)

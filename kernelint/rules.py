@@ -57,6 +57,13 @@ class Rule:
     node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
     #: When true, ``finish`` is called once per file after the walk.
     wants_finish: ClassVar[bool] = False
+    #: DSLs the rule also applies to besides its home ``dsl`` (KL104 reads cuTile kernels too).
+    also_dsls: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def dsls(cls) -> tuple[str, ...]:
+        """Every DSL the rule reads: its home DSL first."""
+        return (cls.dsl, *cls.also_dsls)
 
     def check(self, node: ast.AST, ctx: "FileContext") -> Iterable[Report]:
         return ()
@@ -66,6 +73,8 @@ class Rule:
 
 
 _CODE_RE = re.compile(r"^KL\d{3}$")
+#: The folder of ``checkers/`` that holds each hundred of codes.
+_HOME_FOLDER = {"0": "tool", "1": "triton", "2": "triton", "3": "cute", "4": "cutile"}
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -77,8 +86,12 @@ def _validate(rule: type[Rule]) -> None:
         problems.append(f"bad name {rule.name!r}")
     if rule.evidence_class not in EVIDENCE_CLASSES:
         problems.append(f"bad evidence class {rule.evidence_class!r}")
-    if rule.dsl not in DSLS:
-        problems.append(f"bad dsl {rule.dsl!r}")
+    for dsl in rule.dsls():
+        if dsl not in DSLS:
+            problems.append(f"bad dsl {dsl!r}")
+    home = _HOME_FOLDER.get(rule.code[2:3])
+    if home is not None and rule.__module__.split(".")[-2:-1] != [home]:
+        problems.append(f"{rule.code} belongs in checkers/{home}/, not {rule.__module__}")
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
         if section not in rule.doc:
             problems.append(f"doc lacks {section!r}")
@@ -89,8 +102,9 @@ def _validate(rule: type[Rule]) -> None:
 def _iter_rule_classes() -> Iterator[type[Rule]]:
     import kernelint.checkers as package
 
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+    prefix = package.__name__ + "."
+    for info in sorted(pkgutil.walk_packages(package.__path__, prefix), key=lambda i: i.name):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if (
                 isinstance(value, type)

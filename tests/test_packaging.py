@@ -52,7 +52,7 @@ def test_only_kernelint_at_the_top_level(wheel):
 
 def test_rules_and_front_ends_are_inside(wheel):
     names = set(wheel.namelist())
-    checkers = {f"kernelint/checkers/{p.name}" for p in (ROOT / "checkers").glob("*.py")}
+    checkers = {f"kernelint/checkers/{p.relative_to(ROOT / 'checkers').as_posix()}" for p in (ROOT / "checkers").rglob("*.py")}
     assert checkers and checkers <= names, sorted(checkers - names)
     for module in ("cli", "engine", "flake8_plugin", "pylint_plugin", "output/sarif"):
         assert f"kernelint/{module}.py" in names

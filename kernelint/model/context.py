@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Iterator
 
-from kernelint.model.kernels import TRITON_CONFIG, Kernel, config_dict_keys, find_kernel
+from kernelint.model.calls import signature_argument
+from kernelint.model.dsl import cutile, triton
+from kernelint.model.kernels import Kernel, config_dict_keys, find_kernel
 from kernelint.model.names import ImportTable
 from kernelint.model.values import BINDING_NODES, Definition, bindings, fold_int
 from kernelint.model.walk import ancestors, index_tree, parent
@@ -16,8 +18,7 @@ _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)
 _LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
 _MODEL_NODES = (ast.Call, *BINDING_NODES)
-
-CUTILE_LAUNCH = "cuda.tile.launch"
+_LAUNCH_STYLE = {"triton": "subscript", "cutile": "cutile", "cute": "cute"}
 
 
 @dataclass
@@ -57,10 +58,12 @@ class FileContext:
         #: Compute capability of the configured ``target-arch`` (90 for sm_90); None if unset.
         self.target_sm = target_sm
         self.imports = imports if imports is not None else ImportTable.from_tree(tree)
-        self.buckets = index_tree(tree, (*wanted, *_MODEL_NODES, ast.FunctionDef, ast.AsyncFunctionDef))
+        indexed = {*wanted, *_MODEL_NODES, ast.FunctionDef, ast.AsyncFunctionDef}
+        self._buckets = index_tree(tree, indexed)
+        self._indexed = set(indexed)
         self._defs: dict[tuple[int, str], list[Definition]] = defaultdict(list)
         for node_type in BINDING_NODES:
-            for node in self.buckets.get(node_type, ()):
+            for node in self._buckets.get(node_type, ()):
                 scope = node if isinstance(node, _FUNCTION_NODES) else self.scope_of(node)
                 for name, definition in bindings(node):
                     self._defs[(id(scope), name)].append(definition)
@@ -69,7 +72,7 @@ class FileContext:
         self.kernels: list[Kernel] = []
         self._kernel_by_node: dict[int, Kernel] = {}
         for node_type in (ast.FunctionDef, ast.AsyncFunctionDef):
-            for node in self.buckets.get(node_type, ()):
+            for node in self._buckets.get(node_type, ()):
                 kernel = find_kernel(node, self.qualname, self._autotune_keys)
                 if kernel is not None:
                     self.kernels.append(kernel)
@@ -89,7 +92,12 @@ class FileContext:
         return isinstance(node, ast.Call) and self.qualname(node.func) in qualnames
 
     def nodes(self, node_type: type[ast.AST]) -> list[ast.AST]:
-        return self.buckets.get(node_type, [])
+        """Every node of ``node_type`` in the file, in source order. Types no rule declared are
+        collected on first use, so what a rule sees never depends on which other rules run."""
+        if node_type not in self._indexed:
+            self._buckets[node_type] = index_tree(self.tree, (node_type,)).get(node_type, [])
+            self._indexed.add(node_type)
+        return self._buckets.get(node_type, [])
 
     # --- scopes ------------------------------------------------------------------------------
 
@@ -172,10 +180,10 @@ class FileContext:
                 return None
             value = definitions[0].value
             if isinstance(value, ast.Call) and self.qualname(value.func) in {
-                "triton.language.constexpr", "cutlass.Constexpr", "triton.next_power_of_2",
+                triton.CONSTEXPR, "cutlass.Constexpr", triton.NEXT_POWER_OF_2,
             } and len(value.args) == 1:
                 inner = self.resolve_int(value.args[0], depth - 1)
-                if inner is None or self.qualname(value.func) != "triton.next_power_of_2":
+                if inner is None or self.qualname(value.func) != triton.NEXT_POWER_OF_2:
                     return inner
                 return 1 << max(inner - 1, 0).bit_length()
             return self.resolve_int(value, depth - 1)
@@ -206,7 +214,7 @@ class FileContext:
         seen_config = False
         for source in sources:
             for node in ast.walk(source):
-                if isinstance(node, ast.Call) and self.qualname(node.func) == TRITON_CONFIG:
+                if isinstance(node, ast.Call) and self.qualname(node.func) == triton.CONFIG:
                     seen_config = True
                     config_keys = config_dict_keys(node)
                     if config_keys is None:
@@ -232,11 +240,20 @@ class FileContext:
                 kernel = self._kernel_for(func.value)
                 if kernel is not None:
                     launches.append(Launch(call, "subscript", func.value, kernel, func.slice, list(call.args), keywords))
-            elif self.qualname(func) == CUTILE_LAUNCH and len(call.args) >= 3:
-                kernel_expr = call.args[2]
-                args = call.args[3]
-                arg_list = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else [args]
-                launches.append(Launch(call, "cutile", kernel_expr, self._kernel_for(kernel_expr), call.args[1], arg_list, {}))
+            elif self.qualname(func) == cutile.LAUNCH:
+                signature = cutile.SIGNATURES[cutile.LAUNCH]
+                kernel_expr = signature_argument(call, signature, "kernel")
+                if kernel_expr is None:
+                    continue
+                args = signature_argument(call, signature, "kernel_args")
+                if args is None:
+                    arg_list = []
+                elif isinstance(args, (ast.Tuple, ast.List)):
+                    arg_list = list(args.elts)
+                else:
+                    arg_list = [args]
+                launches.append(Launch(call, "cutile", kernel_expr, self._kernel_for(kernel_expr),
+                                       signature_argument(call, signature, "grid"), arg_list, {}))
             elif (
                 isinstance(func, ast.Attribute)
                 and func.attr == "launch"
@@ -248,3 +265,12 @@ class FileContext:
                     inner_keywords = {k.arg: k.value for k in inner.keywords if k.arg}
                     launches.append(Launch(call, "cute", inner.func, kernel, keywords.get("grid"), list(inner.args), inner_keywords))
         return launches
+
+    def launches_of(self, dsl: str) -> list[Launch]:
+        """Launches of this file's ``dsl`` kernels in that DSL's own launch form (a Triton kernel
+        passed to ``ct.launch`` is a different mistake, not a Triton launch)."""
+        style = _LAUNCH_STYLE[dsl]
+        return [
+            launch for launch in self.launches
+            if launch.style == style and launch.kernel is not None and launch.kernel.dsl == dsl
+        ]

@@ -5,22 +5,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
-TRITON_JIT = "triton.jit"
-TRITON_AUTOTUNE = "triton.autotune"
-TRITON_HEURISTICS = "triton.heuristics"
-TRITON_CONFIG = "triton.Config"
-
-_KERNEL_DECORATORS = {
-    TRITON_JIT: "triton",
-    TRITON_AUTOTUNE: "triton",
-    TRITON_HEURISTICS: "triton",
-    "cuda.tile.kernel": "cutile",
-    "cutlass.cute.kernel": "cute",
-    "cutlass.cute.jit": "cute",
-}
-
-_CONSTEXPR_ANNOTATIONS = {"triton.language.constexpr", "cutlass.Constexpr", "cutlass.cute.Constexpr"}
-_CUTILE_CONSTANT = "cuda.tile.Constant"
+from kernelint.model.calls import signature_argument
+from kernelint.model.dsl import CONSTEXPR_ANNOTATIONS, KERNEL_DECORATORS
+from kernelint.model.dsl import triton
 
 
 @dataclass
@@ -57,11 +44,18 @@ class Kernel:
             return False
         if isinstance(annotation, ast.Subscript):  # ct.Constant[int], cutlass.Constexpr[int]
             annotation = annotation.value
-        name = qualname(annotation)
-        return name in _CONSTEXPR_ANNOTATIONS or name == _CUTILE_CONSTANT
+        return qualname(annotation) in CONSTEXPR_ANNOTATIONS
 
     def constexpr_names(self, qualname: Callable[[ast.AST], str | None]) -> set[str]:
         return {a.arg for a in self.params if self.is_constexpr(a, qualname)}
+
+    def defaults(self) -> dict[str, ast.expr]:
+        """Parameter name -> default value expression, for the parameters that have one."""
+        args = self.node.args
+        positional = [*args.posonlyargs, *args.args]
+        named = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        named.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+        return named
 
     def tuned_names(self) -> set[str]:
         """Meta-parameters the launcher must not pass: autotuned config keys and heuristics."""
@@ -93,19 +87,15 @@ def find_kernel(
         if name is None:
             continue
         names.append(name)
-        if name in _KERNEL_DECORATORS:
-            dsl = dsl or _KERNEL_DECORATORS[name]
-        if name == TRITON_AUTOTUNE and call is not None:
-            configs = next((k.value for k in call.keywords if k.arg == "configs"), None)
-            if configs is None and call.args:
-                configs = call.args[0]
+        if name in KERNEL_DECORATORS:
+            dsl = dsl or KERNEL_DECORATORS[name]
+        if name == triton.AUTOTUNE and call is not None:
+            configs = signature_argument(call, triton.SIGNATURES[name], "configs")
             autotune = Autotune(call)
             if configs is not None:
                 autotune.config_keys, autotune.keys_complete = resolve_configs(configs)
-        elif name == TRITON_HEURISTICS and call is not None:
-            values = next((k.value for k in call.keywords if k.arg == "values"), None)
-            if values is None and call.args:
-                values = call.args[0]
+        elif name == triton.HEURISTICS and call is not None:
+            values = signature_argument(call, triton.SIGNATURES[name], "values")
             if isinstance(values, ast.Dict):
                 heuristic_keys |= {
                     k.value for k in values.keys
@@ -118,9 +108,7 @@ def find_kernel(
 
 def config_dict_keys(config_call: ast.Call) -> set[str] | None:
     """Keys of the dict a ``triton.Config(...)`` sets, or None when it is not a literal dict."""
-    kwargs = config_call.args[0] if config_call.args else next(
-        (k.value for k in config_call.keywords if k.arg == "kwargs"), None
-    )
+    kwargs = signature_argument(config_call, triton.SIGNATURES[triton.CONFIG], "kwargs")
     if isinstance(kwargs, ast.Dict) and all(
         isinstance(k, ast.Constant) and isinstance(k.value, str) for k in kwargs.keys
     ):

@@ -1,112 +1,31 @@
-"""Triton numerics rules: math functions that need fp32, and formulas that compute the wrong one."""
+"""KL105 tanh-approximation-as-erf: The tanh-GELU formula (0.044715) is used where the code says it
+computes erf or the normal CDF."""
 from __future__ import annotations
 
 import ast
 import re
 
+from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
-from kernelint.model.dtypes import Precision, precision_of
 from kernelint.rules import Report, Rule
-
-_SEED = "cuTile→Triton conversion guide (seed 000)"
-
-#: erf and its relatives: Triton checks their argument is fp32 or fp64 (``math._check_dtype``;
-#: libdevice dispatches only fp32 and fp64 symbols).
-_ERF_FUNCTIONS = frozenset({
-    "triton.language.erf",
-    "triton.language.math.erf",
-    *(f"triton.language.extra.libdevice.{n}" for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv")),
-})
-
-
-def _erf_argument(call: ast.Call, ctx) -> ast.expr | None:
-    """The argument of an erf call (``tl.math.erf(x)``, ``libdevice.erf(x)``, ``x.erf()``)."""
-    name = ctx.call_name(call)
-    if name in _ERF_FUNCTIONS:
-        return call.args[0] if call.args else None
-    func = call.func
-    if name is None and isinstance(func, ast.Attribute) and func.attr == "erf" and not call.args:
-        return func.value
-    return None
-
-
-class ErfNeedsFp32(Rule):
-    code = "KL104"
-    name = "erf-needs-fp32"
-    family = "triton-numerics"
-    dsl = "triton"
-    severity = Severity.ERROR
-    evidence_class = "compile"
-    summary = "`tl.math.erf` on a value that is not fp32/fp64 does not compile; upcast it first."
-    node_types = (ast.Call,)
-    doc = """
-## What it does
-Flags `tl.erf` / `tl.math.erf` / `x.erf()` and libdevice's `erf`, `erfc`, `erfcx`, `erfinv`
-and `erfcinv` in a Triton kernel when the argument is not provably fp32 or fp64: either it was
-cast to fp16/bf16/fp8, or it was read with `tl.load` and never converted (so its type is the
-tensor's, and kernels that serve fp16 or bf16 tensors get a half-precision value).
-
-It stays silent after `.to(tl.float32)`, on fp32 accumulators (`tl.zeros(..., dtype=tl.float32)`,
-`tl.dot` results), on quotients (Triton computes `/` in fp32) and whenever the type cannot be
-read from the source (a helper's parameter, a value cast to a `DTYPE` constexpr).
-
-## Why is this bad?
-Triton does not promote the argument of these functions. `tl.math.erf` checks that its input is
-fp32 or fp64 and raises `ValueError: Expected dtype ['fp32', 'fp64'] but got fp16` (a
-`CompilationError` on the GPU), libdevice has no fp16 or bf16 `erf` to dispatch to. Multiplying
-by a Python constant keeps the half type: `tl.math.erf(x * 0.7071)` fails just the same.
-
-## Example
-```python
-x = tl.load(x_ptr + offs, mask=mask)
-cdf = 0.5 * (1.0 + tl.math.erf(x * 0.7071067811865476))
-```
-
-## Use instead
-```python
-x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
-cdf = 0.5 * (1.0 + tl.math.erf(x * 0.7071067811865476))
-```
-Do not swap `erf` for the tanh formula to dodge the error: that is a different function
-(KL105).
-"""
-    references = f"""
-- {_SEED}, 'Triton Math Function Dtype Requirements (CRITICAL)' (its remark that Triton
-  auto-promotes fp16 for `erf` did not hold when measured).
-- Triton source: `triton/language/math.py`, `_check_dtype(dtypes=["fp32", "fp64"])` on `erf`.
-"""
-    prior_evidence = """
-`tl.math.erf` on fp16 failed with `CompilationError ... Expected dtype ['fp32', 'fp64'] but got
-fp16` on an H200 (triton 3.6.0), and with the same `ValueError` under `TRITON_INTERPRET=1`
-(triton 3.9.0, CPU).
-"""
-
-    def check(self, node, ctx):
-        if ctx.kernel_of(node, "triton") is None:
-            return
-        argument = _erf_argument(node, ctx)
-        if argument is None:
-            return
-        precision = precision_of(argument, ctx)
-        if precision is Precision.LOW:
-            yield Report(node, "erf of a fp16/bf16 value does not compile: Triton's erf accepts only "
-                               "fp32/fp64; upcast with `.to(tl.float32)`")
-        elif precision is Precision.LOADED:
-            yield Report(node, "erf of a value loaded from memory without `.to(tl.float32)`: fails to "
-                               "compile when the tensor is fp16/bf16")
-
-
-# --- KL105 -----------------------------------------------------------------------------------------
 
 #: Constants that only occur in the tanh approximation of GELU: the cubic coefficient, and the
 #: same coefficient folded with sqrt(2/pi).
 _TANH_GELU_CONSTANTS = (0.044715, 0.044715 * 0.7978845608028654)
+
+
 #: Name words that say the exact error function or normal CDF is meant.
 _EXACT_WORDS = frozenset({"erf", "erfc", "cdf", "ndtr", "normal", "exact", "gaussian"})
+
+
 #: Variable-name words that say so (``cdf`` alone is the usual name of tanh-GELU's factor too).
 _EXACT_VARIABLE_WORDS = _EXACT_WORDS - {"cdf"}
+
+
 #: Function-name words that say the approximation is deliberate.
 _APPROXIMATE_WORDS = frozenset({"tanh", "approx", "approximate", "fast"})
+
+
 _FOLLOW_DEPTH = 4
 
 
@@ -218,9 +137,9 @@ def standard_normal_cdf(x):
 If the tanh approximation is what you want, name it so (`gelu_tanh`).
 """
     references = f"""
-- {_SEED}, 'Triton Math Function Dtype Requirements (CRITICAL)', 'Common Mistake: Wrong
+- {SEED}, 'Triton Math Function Dtype Requirements (CRITICAL)', 'Common Mistake: Wrong
   Mathematical Substitution'.
-- {_SEED}, 'Gotchas' table, row 'Math func approx'.
+- {SEED}, 'Gotchas' table, row 'Math func approx'.
 """
 
     def check(self, node, ctx):
@@ -241,3 +160,4 @@ If the tanh approximation is what you want, name it so (`gelu_tanh`).
             yield Report(node, f"tanh-GELU coefficient {node.value} where the code names "
                                f"{'/'.join(sorted(meant))}: this formula is not erf or the exact normal "
                                f"CDF; use `tl.math.erf` on an fp32 value")
+

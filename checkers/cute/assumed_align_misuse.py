@@ -1,4 +1,5 @@
-"""CuTe DSL memory rules: what the host promises about the tensors it hands to a kernel."""
+"""KL301 assumed-align-misuse: `from_dlpack(view, assumed_align=N)` promises an alignment an offset
+view does not have."""
 from __future__ import annotations
 
 import ast
@@ -10,6 +11,7 @@ from kernelint.rules import Report, Rule
 #: The smallest promise worth checking: vectorised (128-bit) copies need 16-byte alignment, and an
 #: offset view is always aligned to its element size, which is at most 8 bytes.
 _CHECKED_ALIGNMENT = 16
+
 
 
 class AssumedAlignMisuse(Rule):
@@ -77,3 +79,4 @@ fresh, aligned allocation, and kernelint stays silent.
                 f"(`{ast.unparse(view)}`); its data pointer need not be aligned. Copy it (`.clone()`) "
                 "or lower the promise",
             )
+

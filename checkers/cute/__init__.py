@@ -1,0 +1,1 @@
+"""CuTe DSL rules (KL3xx). One module per rule."""

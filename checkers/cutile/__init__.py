@@ -1,0 +1,1 @@
+"""cuTile rules (KL4xx). One module per rule."""

@@ -1,0 +1,1 @@
+"""Triton rules: KL1xx correctness, KL2xx performance. One module per rule."""

@@ -1,0 +1,87 @@
+"""KL101 hardcoded-pointer-type: Pointer cast to a fixed float element type; tensors of another
+dtype are read at the wrong addresses."""
+from __future__ import annotations
+
+import ast
+
+from kernelint.checkers.triton.helpers import SEED
+from kernelint.findings import Severity
+from kernelint.model.dtypes import (
+    TRITON_FLOAT_LOW,
+    TRITON_FLOAT_WIDE,
+    conversion_target,
+    triton_dtype,
+)
+from kernelint.rules import Report, Rule
+
+_POINTER_TYPE = "triton.language.pointer_type"
+
+
+_FLOAT_DTYPES = TRITON_FLOAT_LOW | TRITON_FLOAT_WIDE
+
+
+class HardcodedPointerType(Rule):
+    code = "KL101"
+    name = "hardcoded-pointer-type"
+    family = "triton-pointers"
+    dsl = "triton"
+    severity = Severity.ERROR
+    evidence_class = "numerics"
+    summary = "Pointer cast to a fixed float element type; tensors of another dtype are read at the wrong addresses."
+    node_types = (ast.Call,)
+    doc = """
+## What it does
+Flags a conversion to a pointer with a literal float element type in a Triton kernel:
+`x.to(tl.pointer_type(tl.float16))` or `tl.cast(x, tl.pointer_type(tl.bfloat16))`, also through a
+name bound to the pointer type. This is how pointer-table kernels (grouped GEMM, MoE, batched
+ops) turn an address loaded from an `int64` table back into a typed pointer.
+
+It stays silent when the element type comes from a constexpr (`tl.pointer_type(DTYPE)`) or from
+another pointer (`x_ptr.dtype.element_ty`), and for integer element types, which index and
+metadata tables fix by design.
+
+## Why is this bad?
+Pointer arithmetic advances by the element size of the pointer's type, and loads reinterpret the
+bytes as that type. When the tensors behind the table are not that dtype, every load and store
+lands on the wrong element: with fp32 tensors and an fp16 pointer, offsets are halved and each
+value read is half of an fp32 bit pattern. The kernel runs and returns garbage; with a wider
+pointer type than the tensor (fp32 pointer, fp16 tensor) it reads past the allocation and can
+fault with an illegal address.
+
+## Example
+```python
+a_ptr = tl.load(a_ptrs + g).to(tl.pointer_type(tl.float16))
+```
+
+## Use instead
+```python
+a_ptr = tl.load(a_ptrs + g).to(tl.pointer_type(DTYPE))  # DTYPE: tl.constexpr, from the tensor
+```
+Pass `DTYPE=tl.float16` / `tl.bfloat16` / `tl.float32` from the host according to the tensors'
+dtype, or take it from a typed pointer argument (`a_first_ptr.dtype.element_ty`).
+
+The catalog classed this rule's effect as a crash; on an H200, and under `TRITON_INTERPRET=1`,
+the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and returns garbage
+(inf), so its evidence class is numerics.
+"""
+    references = f"""
+- {SEED}, 'Runtime errors', '`cudaErrorIllegalAddress`', 'Root Cause 1: Hardcoded pointer type
+  mismatch (PRIMARY)'.
+- {SEED}, 'Gotchas' table, row 'Pointer table type'.
+"""
+
+    def check(self, node, ctx):
+        if ctx.kernel_of(node, "triton") is None:
+            return
+        target = conversion_target(node, ctx)
+        if target is None:
+            return
+        for value in ctx.values_of(target):
+            if ctx.is_call(value, _POINTER_TYPE) and value.args:
+                element = triton_dtype(value.args[0], ctx)
+                if element in _FLOAT_DTYPES:
+                    yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`: tensors of "
+                                       f"any other dtype are read and written at the wrong addresses; take "
+                                       f"the type from a DTYPE constexpr")
+                    return
+

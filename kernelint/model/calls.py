@@ -1,0 +1,24 @@
+"""Reading a call's arguments the way Python binds them, so rules never hand-write the
+"keyword, else the n-th positional" lookup."""
+from __future__ import annotations
+
+import ast
+
+
+def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+    """The expression ``call`` passes for parameter ``name``: the keyword ``name=``, else the
+    positional argument at ``position`` (None: keyword-only). A ``*args`` at or before the
+    position makes the positional unknowable, so None is returned."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is None or position >= len(call.args):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return None
+    return call.args[position]
+
+
+def signature_argument(call: ast.Call, signature: tuple[str, ...], name: str) -> ast.expr | None:
+    """``argument`` with the position taken from a parameter list (``("pointer", "mask", ...)``)."""
+    return argument(call, name, signature.index(name) if name in signature else None)

@@ -1,0 +1,74 @@
+"""Triton's API as kernelint reads it: qualified names, signatures, dtypes, decorators."""
+from __future__ import annotations
+
+IMPORT_ROOTS = ("triton",)
+SOURCE_MARKERS = ("triton",)
+
+TL = "triton.language."
+
+JIT = "triton.jit"
+AUTOTUNE = "triton.autotune"
+HEURISTICS = "triton.heuristics"
+CONFIG = "triton.Config"
+NEXT_POWER_OF_2 = "triton.next_power_of_2"
+CDIV = "triton.cdiv"
+SET_ALLOCATOR = "triton.set_allocator"
+HOST_TENSOR_DESCRIPTOR = "triton.tools.tensor_descriptor.TensorDescriptor"
+
+KERNEL_DECORATORS = frozenset({JIT, AUTOTUNE, HEURISTICS})
+CONSTEXPR_ANNOTATIONS = frozenset({TL + "constexpr"})
+CONSTEXPR = TL + "constexpr"
+
+LOAD = TL + "load"
+STORE = TL + "store"
+DOT = TL + "dot"
+ARANGE = TL + "arange"
+EXPAND_DIMS = TL + "expand_dims"
+POINTER_TYPE = TL + "pointer_type"
+CAST = TL + "cast"
+TRANS = TL + "trans"
+PROGRAM_ID = TL + "program_id"
+NUM_PROGRAMS = TL + "num_programs"
+ZEROS = TL + "zeros"
+FULL = TL + "full"
+WHERE = TL + "where"
+MAKE_TENSOR_DESCRIPTOR = TL + "make_tensor_descriptor"
+STATIC_RANGE = TL + "static_range"
+RANGE = TL + "range"
+HINTS = frozenset({TL + "multiple_of", TL + "max_contiguous", TL + "max_constancy", TL + "assume"})
+ERF_FUNCTIONS = frozenset({
+    TL + "math.erf", TL + "math.erfc", TL + "erf",
+    TL + "extra.libdevice.erf", TL + "extra.libdevice.erfc",
+})
+ATOMICS = frozenset(TL + n for n in (
+    "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and",
+    "atomic_or", "atomic_xor",
+))
+REDUCTIONS = frozenset(TL + n for n in ("sum", "max", "min", "argmax", "argmin", "reduce", "xor_sum"))
+
+#: Parameter lists of the calls rules read arguments of (``triton/language/core.py``).
+SIGNATURES: dict[str, tuple[str, ...]] = {
+    LOAD: ("pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
+           "eviction_policy", "volatile"),
+    STORE: ("pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"),
+    DOT: ("input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc",
+          "out_dtype"),
+    ARANGE: ("start", "end"),
+    CAST: ("input", "dtype", "fp_downcast_rounding", "bitcast"),
+    ZEROS: ("shape", "dtype"),
+    FULL: ("shape", "value", "dtype"),
+    PROGRAM_ID: ("axis",),
+    MAKE_TENSOR_DESCRIPTOR: ("base", "shape", "strides", "block_shape"),
+    AUTOTUNE: ("configs", "key", "prune_configs_by", "reset_to_zero", "restore_value",
+               "pre_hook", "post_hook", "warmup", "rep", "use_cuda_graph", "do_bench"),
+    HEURISTICS: ("values",),
+    CONFIG: ("kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook"),
+}
+
+#: Float element types: wide enough for erf/libdevice, and the low-precision ones.
+FLOAT_WIDE = frozenset({"float32", "float64"})
+FLOAT_LOW = frozenset({
+    "float16", "bfloat16", "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
+})
+INTS = frozenset({f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"int1"})
+DTYPES = FLOAT_WIDE | FLOAT_LOW | INTS
