@@ -19,7 +19,7 @@ class KernelintFlake8:
         self.filename = filename
 
     def run(self):
-        from kernelint.engine import check_with_project_config
+        from kernelint.frontend import check_with_project_config
 
         for finding in check_with_project_config(self.filename, "".join(self.lines), self.tree):
             yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)

@@ -1,0 +1,52 @@
+"""What every front end shares: the settings that apply to one file, and one checked file.
+
+The CLI, the flake8 plugin and the pylint plugin all come here, so that a file gets the same
+rules (nearest configuration, exclusions, per-file ignores, target) whichever tool runs it.
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+from kernelint.config import ConfigError, Settings, codes_for_file, is_excluded, load_settings, selected_codes
+from kernelint.engine import INTERNAL_ERROR, Options, _tool_finding, check_source
+from kernelint.findings import Finding
+
+#: Names front ends give a buffer read from standard input when no file name was passed.
+STDIN_NAMES = ("-", "stdin", "<stdin>", "")
+
+
+@lru_cache(maxsize=None)
+def _settings_near(directory: Path) -> tuple[Settings, frozenset[str]]:
+    from kernelint.rules import all_rules
+
+    settings = load_settings(directory)
+    return settings, selected_codes(settings, all_rules())
+
+
+def options_for(filename: str, settings: Settings | None = None) -> Options:
+    """The options ``kernelint check --force-exclude`` uses for ``filename``: its nearest
+    configuration's selection less its per-file ignores, nothing when it is excluded. The
+    editor plugins run this because an editor names files one at a time, as pre-commit does."""
+    from kernelint.rules import all_rules
+
+    path = Path(filename)
+    if settings is None:
+        directory = Path.cwd() if filename in STDIN_NAMES else path.resolve().parent
+        settings, selected = _settings_near(directory)
+    else:
+        selected = selected_codes(settings, all_rules())
+    if filename not in STDIN_NAMES and is_excluded(settings, path):
+        return Options(frozenset(), settings.target_arch)
+    return Options(codes_for_file(settings, selected, path, all_rules()), settings.target_arch)
+
+
+def check_with_project_config(path: str, source: str, tree: ast.Module | None = None) -> list[Finding]:
+    """What the editor front ends (flake8, pylint) run: the rules ``kernelint check`` would run on
+    ``path``, with a broken configuration reported as a KL002 finding, not a crash."""
+    try:
+        options = options_for(path)
+    except ConfigError as error:
+        return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"kernelint configuration error: {error}")]
+    return check_source(path, source, options, tree=tree)
