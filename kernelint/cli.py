@@ -10,6 +10,7 @@ from pathlib import Path
 import kernelint
 
 FORMATS = ("text", "json", "sarif", "github")
+SEVERITY_ORDER = ("info", "warning", "error")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -33,23 +34,63 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and directories for kernel problems",
                                 description="Check Python files (directories are searched, "
-                                            "honouring .gitignore and `exclude`).")
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
-    check.add_argument("--select", type=_csv, metavar="CODES",
-                       help="comma-separated codes, prefixes (KL2), names or ALL; replaces the config's "
-                            "select, ignore and extend-select")
-    check.add_argument("--ignore", type=_csv, metavar="CODES",
-                       help="codes, prefixes or names to skip, added to the config's ignore")
-    check.add_argument("--extend-select", type=_csv, metavar="CODES", help="add to the selected rules")
-    check.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
-    check.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                       help="parallel worker processes (default: number of CPUs, at most 8)")
-    check.add_argument("--target-arch", metavar="SM", help="GPU architecture the code targets, e.g. sm_90")
-    check.add_argument("--config", metavar="PYPROJECT", help="read [tool.kernelint] from this file")
-    check.add_argument("--no-cache", action="store_true",
-                       help="neither read nor write the .kernelint_cache directory")
+                                            "honouring .gitignore and `exclude`). `-` reads one "
+                                            "file from standard input.")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                       help="files or directories (default: .); - for standard input")
+    selection = check.add_argument_group("rule selection")
+    selection.add_argument("--select", type=_csv, metavar="CODES",
+                           help="comma-separated codes, prefixes (KL2), names or ALL; replaces the config's "
+                                "select, ignore and extend-select")
+    selection.add_argument("--ignore", type=_csv, metavar="CODES",
+                           help="codes, prefixes or names to skip, added to the config's ignore")
+    selection.add_argument("--extend-select", type=_csv, metavar="CODES", help="add to the selected rules")
+    selection.add_argument("--target-arch", metavar="SM", help="GPU architecture the code targets, e.g. sm_90")
+    selection.add_argument("--config", metavar="FILE",
+                           help="read settings from this pyproject.toml or kernelint.toml only")
+
+    files = check.add_argument_group("files")
+    files.add_argument("--force-exclude", action="store_true",
+                       help="apply `exclude` to files named on the command line too (for pre-commit "
+                            "and editors, which name files one by one)")
+    files.add_argument("--stdin-filename", metavar="PATH",
+                       help="the name of the file read from standard input: its configuration, "
+                            "per-file ignores and exclusion apply, and findings carry this name")
+    files.add_argument("--show-files", action="store_true", help="list the files that would be checked, and exit")
+    files.add_argument("--show-settings", metavar="PATH",
+                       help="print the configuration and rules that apply to PATH, and exit")
+
+    report = check.add_argument_group("reporting")
+    report.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    report.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    report.add_argument("--show-source", action="store_true",
+                        help="text format: print each finding's line with a caret under it")
+    report.add_argument("--statistics", action="store_true",
+                        help="print how many findings each rule has instead of the findings")
+    report.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
+    report.add_argument("--fail-on", choices=SEVERITY_ORDER, default="info",
+                        help="exit 1 only for findings of this severity or worse (default: info, any finding)")
+
+    gate = check.add_argument_group("pull-request gate")
+    gate.add_argument("--diff", metavar="REF", dest="diff_ref",
+                      help="report only findings on lines added or changed since git revision REF "
+                           "(working tree included; untracked files count as new)")
+    gate.add_argument("--baseline", metavar="FILE", help="report only findings that FILE does not record")
+    gate.add_argument("--write-baseline", metavar="FILE",
+                      help="record every finding in FILE (exit 0), for a later --baseline")
+
+    fixing = check.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply the safe fixes to the files")
+    fixing.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --show-fixes, also apply fixes that may change behaviour")
+    fixing.add_argument("--show-fixes", action="store_true",
+                        help="print the fixes as a unified diff without changing any file (exit 1 if any)")
+
+    runtime = check.add_argument_group("running")
+    runtime.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                         help="parallel worker processes (default: number of CPUs, at most 8)")
+    runtime.add_argument("--no-cache", action="store_true",
+                         help="neither read nor write the .kernelint_cache directory")
 
     rules = commands.add_parser("rules", help="list every rule", description="List every rule.")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -75,6 +116,8 @@ def _with_flags(settings, args):
     """Command-line flags override the config; --select starts the selection afresh (as in
     ruff), so the config's ignore and extend-select no longer apply (per-file-ignores do)."""
     if args.select is not None:
+        if not args.select:
+            raise UsageError("--select '' selects no rule; leave --select out for the configured rules")
         settings = settings.overridden(select=tuple(args.select), ignore=(), extend_select=())
     return settings.overridden(
         ignore=(*settings.ignore, *args.ignore) if args.ignore else None,
@@ -83,7 +126,11 @@ def _with_flags(settings, args):
     )
 
 
-def _settings(args):
+def _reading_stdin(args) -> bool:
+    return args.paths == ["-"]
+
+
+def _settings(args, start: Path | None = None):
     from kernelint.config import compute_capability, load_settings, read_settings
 
     compute_capability(args.target_arch)  # a bad --target-arch is a usage error before any work
@@ -92,14 +139,15 @@ def _settings(args):
         if not config.is_file():
             raise UsageError(f"config file not found: {args.config}")
         return _with_flags(read_settings(config), args)
-    start = Path(args.paths[0]) if args.paths else Path.cwd()
+    if start is None:
+        start = Path(args.paths[0]) if args.paths else Path.cwd()
     return _with_flags(load_settings(start if start.exists() else Path.cwd()), args)
 
 
 def _by_config(files: list[str], settings, args) -> dict:
     """Files grouped by the settings that apply to them: each file follows its nearest
-    ``[tool.kernelint]`` (as the flake8 and pylint plugins do) unless --config names one."""
-    from kernelint.config import find_pyproject, load_settings
+    configuration (as the flake8 and pylint plugins do) unless --config names one."""
+    from kernelint.config import find_config, load_settings
 
     if args.config:
         return {settings: files}
@@ -108,13 +156,13 @@ def _by_config(files: list[str], settings, args) -> dict:
     for path in files:
         directory = Path(path).resolve().parent
         if directory not in nearest:
-            same = find_pyproject(directory) == settings.source
+            same = find_config(directory) == settings.source
             nearest[directory] = settings if same else _with_flags(load_settings(directory), args)
         groups.setdefault(nearest[directory], []).append(path)
     return groups
 
 
-def _render(fmt: str, findings, rules) -> str:
+def _renderer(fmt: str):
     if fmt == "text":
         from kernelint.output.text import render
     elif fmt == "json":
@@ -123,28 +171,10 @@ def _render(fmt: str, findings, rules) -> str:
         from kernelint.output.sarif import render
     else:
         from kernelint.output.github import render
-    return render(findings, rules)
+    return render
 
 
-def _check(args) -> int:
-    from kernelint.config import env_jobs, selected_codes
-    from kernelint.discovery import discover
-    from kernelint.rules import all_rules
-    from kernelint.runner import check_groups
-
-    settings = _settings(args)
-    selected_codes(settings, all_rules())  # validates selectors before any work
-    files, missing = discover(args.paths, settings)
-    if missing:
-        raise UsageError("no such file or directory: " + ", ".join(missing))
-    jobs = args.jobs if args.jobs is not None else env_jobs()
-    if jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    groups = _by_config(files, settings, args)
-    for group_settings in groups:
-        selected_codes(group_settings, all_rules())  # every config is valid before any work
-    findings = check_groups(groups, jobs, use_cache=not args.no_cache)
-    text = _render(args.format, findings, all_rules())
+def _emit(text: str, args) -> None:
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")
@@ -152,12 +182,164 @@ def _check(args) -> int:
             raise UsageError(f"cannot write {args.output}: {error.strerror or error}") from None
     else:
         sys.stdout.write(text)
-    if args.format == "text" and not findings and sys.stdout.isatty():
-        print(f"All checks passed ({len(files)} files).")
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+        sys.stdout.flush()
+
+
+def _check_stdin(args, rules, sources):
+    """One buffer from standard input, checked as if it were the file --stdin-filename names."""
+    from kernelint.config import is_excluded, selected_codes
+    from kernelint.engine import check_source, decode
+    from kernelint.frontend import options_for
+
+    name = args.stdin_filename or "-"
+    start = Path(name).resolve().parent if args.stdin_filename else Path.cwd()
+    settings = _settings(args, start)
+    selected_codes(settings, rules)
+    source = decode(sys.stdin.buffer.read())
+    sources.add(name, source)
+    if args.force_exclude and args.stdin_filename and is_excluded(settings, Path(name)):
+        return [name], [], source
+    return [name], check_source(name, source, options_for(name, settings)), source
+
+
+def _files(args, settings):
+    from kernelint.config import is_excluded
+    from kernelint.discovery import discover
+
+    files, missing = discover(args.paths, settings)
+    if missing:
+        raise UsageError("no such file or directory: " + ", ".join(missing))
+    if args.force_exclude:
+        named = {os.path.normpath(p) for p in args.paths if Path(p).is_file()}
+        groups = _by_config(files, settings, args)
+        files = sorted(
+            path for group, paths in groups.items() for path in paths
+            if not (os.path.normpath(path) in named and is_excluded(group, Path(path)))
+        )
+    return files
+
+
+def _show_settings(args, rules) -> int:
+    from kernelint.config import is_excluded, selected_codes
+    from kernelint.frontend import options_for
+
+    path = Path(args.show_settings)
+    settings = _settings(args, path.resolve().parent if not path.is_dir() else path)
+    selected = selected_codes(settings, rules)
+    options = options_for(str(path), settings)
+    excluded = is_excluded(settings, path)
+    lines = [
+        f"file: {path}",
+        f"configuration: {settings.source or '(none found; defaults)'}",
+        f"root: {settings.root}",
+        f"select: {list(settings.select) if settings.select is not None else '(default-on rules)'}",
+        f"extend-select: {list(settings.extend_select)}",
+        f"ignore: {list(settings.ignore)}",
+        f"per-file-ignores: {dict(settings.per_file_ignores)}",
+        f"exclude: {list(settings.exclude)}",
+        f"target-arch: {settings.target_arch}",
+        f"excluded: {'yes (skipped in a directory walk and with --force-exclude)' if excluded else 'no'}",
+        f"selected rules: {', '.join(sorted(selected))}",
+        f"rules run on this file: {', '.join(sorted(options.codes)) or '(none)'}",
+    ]
+    print("\n".join(lines))
+    return EXIT_CLEAN
+
+
+def _check(args) -> int:
+    from kernelint.config import env_jobs, selected_codes
+    from kernelint.rules import all_rules
+    from kernelint.sources import Sources
+
+    rules = all_rules()
+    if args.stdin_filename and not _reading_stdin(args):
+        if args.paths != ["."]:
+            raise UsageError("--stdin-filename reads standard input: pass - as the only path")
+        args.paths = ["-"]
+    if "-" in args.paths and not _reading_stdin(args):
+        raise UsageError("- (standard input) cannot be mixed with other paths")
+    if args.show_settings:
+        return _show_settings(args, rules)
+    jobs = args.jobs if args.jobs is not None else env_jobs()
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.unsafe_fixes and not (args.fix or args.show_fixes):
+        raise UsageError("--unsafe-fixes goes with --fix or --show-fixes")
+
+    sources = Sources()
+    if _reading_stdin(args):
+        files, findings, source = _check_stdin(args, rules, sources)
+        if args.fix or args.show_fixes:
+            from kernelint.fixes import fix_stdin
+
+            return fix_stdin(args, files[0], source, findings)
+    else:
+        settings = _settings(args)
+        selected_codes(settings, rules)  # validates selectors before any work
+        files = _files(args, settings)
+        if args.show_files:
+            sys.stdout.write("".join(f"{path}\n" for path in files))
+            return EXIT_CLEAN
+        if not files:
+            print("kernelint: warning: no Python files found under " + ", ".join(args.paths), file=sys.stderr)
+        groups = _by_config(files, settings, args)
+        for group_settings in groups:
+            selected_codes(group_settings, rules)  # every config is valid before any work
+        if args.fix or args.show_fixes:
+            from kernelint.fixes import fix_files
+
+            findings, changed = fix_files(groups, args, jobs)
+            if args.show_fixes:
+                return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
+        else:
+            from kernelint.runner import check_groups
+
+            findings = check_groups(groups, jobs, use_cache=not args.no_cache)
+    return _report(args, findings, files, rules, sources)
+
+
+def _report(args, findings, files, rules, sources) -> int:
+    if args.diff_ref:
+        from kernelint.gitdiff import GitError, changed_lines, touches
+
+        try:
+            changed = changed_lines(args.diff_ref, Path.cwd())
+        except GitError as error:
+            raise UsageError(f"--diff {args.diff_ref}: {error}") from None
+        findings = [f for f in findings if touches(changed, f.path, f.line, f.end_line)]
+    if args.write_baseline:
+        from kernelint.baseline import write
+
+        write(Path(args.write_baseline), findings, sources)
+        print(f"kernelint: recorded {len(findings)} finding{'s' if len(findings) != 1 else ''} "
+              f"in {args.write_baseline}", file=sys.stderr)
+        return EXIT_CLEAN
+    if args.baseline:
+        from kernelint.baseline import new_findings
+
+        findings = new_findings(findings, Path(args.baseline), sources)
+
+    threshold = SEVERITY_ORDER.index(args.fail_on)
+    failing = any(SEVERITY_ORDER.index(f.severity.value) >= threshold for f in findings)
+    status = EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+    if args.statistics:
+        from kernelint.output.text import render_statistics
+
+        _emit(render_statistics(findings, rules), args)
+        return status
+    from kernelint.output.text import use_colour
+
+    colour = args.format == "text" and not args.output and use_colour(sys.stdout)
+    text = _renderer(args.format)(findings, rules, show_source=args.show_source, colour=colour,
+                                  sources=sources, exit_code=status)
+    _emit(text, args)
+    if args.format == "text" and not findings and not args.output and sys.stdout.isatty():
+        print(f"All checks passed ({len(files)} file{'s' if len(files) != 1 else ''}).")
+    return status
 
 
 def _rules(args) -> int:
+    from kernelint.docs import rule_url
     from kernelint.rules import all_rules, pylint_message
 
     rows = []
@@ -167,7 +349,7 @@ def _rules(args) -> int:
             "code": rule.code, "name": rule.name, "dsl": rule.dsl, "family": rule.family,
             "severity": rule.severity.value, "confidence": rule.confidence.value,
             "default": rule.default_enabled, "evidence_class": rule.evidence_class,
-            "pylint_id": msgid, "pylint_symbol": symbol, "summary": rule.summary,
+            "pylint_id": msgid, "pylint_symbol": symbol, "summary": rule.summary, "url": rule_url(rule.code),
         })
     if args.format == "json":
         print(json.dumps(rows, indent=2))
@@ -180,13 +362,14 @@ def _rules(args) -> int:
 
 
 def _explain(args) -> int:
-    from kernelint.docs import render
+    from kernelint.docs import render, rule_url
     from kernelint.rules import find_rule
 
     rule = find_rule(args.rule)
     if rule is None:
         raise UsageError(f"unknown rule {args.rule!r}; `kernelint rules` lists them")
     sys.stdout.write(render(rule))
+    sys.stdout.write(f"\nOnline: {rule_url(rule.code)}\n")
     return EXIT_CLEAN
 
 
@@ -214,9 +397,10 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except Exception as error:  # the user never sees a traceback
+        from kernelint.baseline import BaselineError
         from kernelint.config import ConfigError
 
-        if isinstance(error, ConfigError):
+        if isinstance(error, (ConfigError, BaselineError)):
             print(f"kernelint: error: {error}", file=sys.stderr)
         else:
             print(f"kernelint: internal error: {type(error).__name__}: {error}", file=sys.stderr)

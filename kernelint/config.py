@@ -1,20 +1,34 @@
-"""Settings from ``[tool.kernelint]`` in the nearest pyproject.toml, and rule selection."""
+"""Settings from the nearest configuration file, and rule selection.
+
+A configuration is ``[tool.kernelint]`` in a ``pyproject.toml`` or the top level of a
+``kernelint.toml``. Discovery walks up from the checked file and stops at the first
+``kernelint.toml``, or the first ``pyproject.toml`` whose parsed TOML has a ``tool.kernelint``
+table (however it is spelled: a table header, dotted keys or an inline table); a sub-package's
+pyproject without one does not hide the project's settings. ``exclude`` and
+``per-file-ignores`` patterns are read with gitignore semantics, relative to the folder of the
+file that holds them.
+"""
 from __future__ import annotations
 
-import fnmatch
+import difflib
 import os
-import re
 import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
+
+import pathspec
+
+from kernelint.targets import TargetError
+from kernelint.targets import compute_capability as _parse_target
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "target-arch"}
+CONFIG_NAMES = ("kernelint.toml", "pyproject.toml")
+_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "target-arch")
 
 
 class ConfigError(Exception):
@@ -30,95 +44,129 @@ class Settings:
     exclude: tuple[str, ...] = ()
     target_arch: str | None = None
     root: Path = field(default_factory=Path.cwd)
-    source: Path | None = None  # the pyproject.toml read, if any
+    source: Path | None = None  # the configuration file read, if any
 
     def overridden(self, **changes) -> "Settings":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
-
-def _configures_kernelint(pyproject: Path) -> bool:
-    try:
-        return "tool.kernelint" in pyproject.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-
-
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml at or above ``start`` that has a ``[tool.kernelint]`` table
-    (a sub-package's pyproject without one does not hide the project's settings)."""
-    start = start.resolve()
-    for directory in [start, *start.parents] if start.is_dir() else [*start.parents]:
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file() and _configures_kernelint(candidate):
-            return candidate
-    return None
-
-
-_ARCH = re.compile(r"sm_?(\d+)a?", re.IGNORECASE)
+    def where(self) -> str:
+        """How errors name this configuration."""
+        return f"{self.source}: " if self.source else ""
 
 
 def compute_capability(target_arch) -> int | None:
-    """``"sm_90"`` (also ``sm90``, ``sm_90a``) -> 90; None when no target is set."""
-    if target_arch is None:
-        return None
-    match = _ARCH.fullmatch(target_arch) if isinstance(target_arch, str) else None
-    if match is None:
-        raise ConfigError(f"target-arch must look like 'sm_90', not {target_arch!r}")
-    return int(match.group(1))
+    """``"sm_90"`` -> 90 (None when unset); a malformed value is a ConfigError."""
+    try:
+        return _parse_target(target_arch)
+    except TargetError as error:
+        raise ConfigError(str(error)) from None
+
+
+@lru_cache(maxsize=256)
+def _parsed(path: Path, stamp: tuple[int, int]) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 ({error.reason})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: cannot read: invalid TOML: {error}") from None
+
+
+def _toml(path: Path) -> dict:
+    """The parsed file, cached while its size and modification time stay the same."""
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    return _parsed(path, (info.st_mtime_ns, info.st_size))
+
+
+def _table(path: Path) -> dict | None:
+    """The kernelint table of a configuration file: its ``tool.kernelint`` table if it has one;
+    else, for any file but a pyproject.toml (kernelint.toml, a --config file), its top level;
+    None for a pyproject.toml without one."""
+    data = _toml(path)
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "kernelint" in tool:
+        table = tool["kernelint"]
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: tool.kernelint must be a table")
+        return table
+    return None if path.name == "pyproject.toml" else data
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest configuration file at or above ``start`` (a file or a folder)."""
+    start = start.resolve()
+    for directory in [start, *start.parents] if start.is_dir() else [*start.parents]:
+        for name in CONFIG_NAMES:
+            candidate = directory / name
+            if candidate.is_file() and _table(candidate) is not None:
+                return candidate
+    return None
+
+
+find_pyproject = find_config  # the name the cache and benchmarks use
 
 
 def _strings(table: dict, key: str, where: Path) -> tuple[str, ...]:
     value = table.get(key, [])
-    if isinstance(value, str):
-        value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: [tool.kernelint] {key} must be a list of strings")
+        example = f'{key} = ["{value}"]' if isinstance(value, str) else f'{key} = ["..."]'
+        raise ConfigError(f"{where}: {key} must be a list of strings, e.g. {example}")
     return tuple(value)
 
 
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word.replace("_", "-"), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def load_settings(start: Path) -> Settings:
-    """Settings of the nearest pyproject.toml at or above ``start`` (defaults if none)."""
-    pyproject = find_pyproject(start)
-    if pyproject is None:
-        return Settings(root=start.resolve() if start.is_dir() else start.resolve().parent)
-    return read_settings(pyproject)
+    """Settings of the nearest configuration at or above ``start`` (defaults if none)."""
+    config = find_config(start)
+    if config is None:
+        start = start.resolve()
+        return Settings(root=start if start.is_dir() else start.parent)
+    return read_settings(config)
 
 
-def read_settings(pyproject: Path) -> Settings:
-    """Settings of one TOML file's ``[tool.kernelint]``; paths in it are relative to its folder."""
-    pyproject = pyproject.resolve()
-    try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{pyproject}: cannot read: {error}") from None
-    table = data.get("tool", {}).get("kernelint", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{pyproject}: [tool.kernelint] must be a table")
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise ConfigError(f"{pyproject}: unknown [tool.kernelint] key(s): {', '.join(unknown)}")
+def read_settings(path: Path) -> Settings:
+    """Settings of one configuration file; paths in it are relative to its folder."""
+    path = path.resolve()
+    table = _table(path)
+    if table is None:
+        raise ConfigError(f"{path}: has no [tool.kernelint] table")
+    for key in table:
+        if key not in _KEYS:
+            raise ConfigError(f"{path}: unknown key {key!r} in the kernelint settings{_suggest(key, _KEYS)}")
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
-        raise ConfigError(f"{pyproject}: [tool.kernelint] per-file-ignores must be a table")
+        raise ConfigError(f"{path}: per-file-ignores must be a table of pattern = [codes]")
     target_arch = table.get("target-arch")
-    if target_arch is not None and not isinstance(target_arch, str):
-        raise ConfigError(f"{pyproject}: [tool.kernelint] target-arch must be a string like 'sm_90'")
     if target_arch is not None:
         try:
             compute_capability(target_arch)
         except ConfigError as error:
-            raise ConfigError(f"{pyproject}: [tool.kernelint] {error}") from None
+            raise ConfigError(f"{path}: {error}") from None
+    select = _strings(table, "select", path) if "select" in table else None
+    if select == ():
+        raise ConfigError(f"{path}: select = [] selects no rule; leave select out for the defaults")
     return Settings(
-        select=_strings(table, "select", pyproject) if "select" in table else None,
-        ignore=_strings(table, "ignore", pyproject),
-        extend_select=_strings(table, "extend-select", pyproject),
+        select=select,
+        ignore=_strings(table, "ignore", path),
+        extend_select=_strings(table, "extend-select", path),
         per_file_ignores=tuple(
-            (pattern, _strings(per_file, pattern, pyproject)) for pattern in sorted(per_file)
+            (pattern, _strings(per_file, pattern, path)) for pattern in sorted(per_file)
         ),
-        exclude=_strings(table, "exclude", pyproject),
+        exclude=_strings(table, "exclude", path) + _strings(table, "extend-exclude", path),
         target_arch=target_arch,
-        root=pyproject.parent,
-        source=pyproject,
+        root=path.parent,
+        source=path,
     )
 
 
@@ -131,17 +179,23 @@ def _matches(selector: str, rule, exact_only: bool) -> bool:
     return not exact_only and selector.upper().startswith("KL") and rule.code.startswith(selector.upper())
 
 
-def validate_selectors(selectors, rules) -> None:
+def validate_selectors(selectors, rules, where: str = "") -> None:
+    names = [rule.name for rule in rules] + [rule.code for rule in rules]
     for selector in selectors:
+        if not selector.strip():
+            raise ConfigError(f"{where}empty rule selector")
         if not any(_matches(selector, rule, exact_only=False) for rule in rules):
-            raise ConfigError(f"unknown rule selector {selector!r} (see `kernelint rules`)")
+            raise ConfigError(f"{where}unknown rule selector {selector!r}{_suggest(selector, names)} "
+                              "(see `kernelint rules`)")
 
 
 def selected_codes(settings: Settings, rules) -> frozenset[str]:
     """Codes of the rules that run. Off-by-default rules run only when named exactly or via ALL;
-    a prefix (``KL2``) selects the default-on rules under it."""
+    a prefix (``KL2``) selects the default-on rules under it. Selecting nothing is an error: a
+    check that runs no rule would pass whatever the code."""
     per_file = (s for _, selectors in settings.per_file_ignores for s in selectors)
-    validate_selectors((*(settings.select or ()), *settings.ignore, *settings.extend_select, *per_file), rules)
+    validate_selectors((*(settings.select or ()), *settings.ignore, *settings.extend_select, *per_file),
+                       rules, settings.where())
 
     def picked(selectors, rule) -> bool:
         return any(
@@ -156,23 +210,45 @@ def selected_codes(settings: Settings, rules) -> frozenset[str]:
         on = on or picked(settings.extend_select, rule)
         if on and not any(_matches(s, rule, exact_only=False) for s in settings.ignore):
             chosen.add(rule.code)
+    if not chosen:
+        raise ConfigError(f"{settings.where()}the selection enables no rule "
+                          f"(select={list(settings.select or ())}, ignore={list(settings.ignore)})")
     return frozenset(chosen)
 
 
-def _relative(path: Path, root: Path) -> str:
+def _pattern(raw: str) -> str:
+    """``./x`` means ``/x`` (anchored at the config's folder), as a user writing it expects."""
+    while raw.startswith("./"):
+        raw = "/" + raw[2:].lstrip("/")
+    return raw
+
+
+@lru_cache(maxsize=1024)
+def _spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines(_pattern(p) for p in patterns)
+
+
+def relative_to_root(path: Path, root: Path) -> str | None:
     try:
-        return path.resolve().relative_to(root).as_posix()
+        return Path(os.path.abspath(path)).relative_to(root).as_posix()
     except ValueError:
-        return path.as_posix()
+        try:
+            return path.resolve().relative_to(root).as_posix()
+        except ValueError:
+            return None
 
 
-def path_matches(path: Path, root: Path, patterns) -> bool:
-    """Glob match against the path relative to the config root, its folders and its tails."""
-    parts = _relative(path, root).split("/")
-    # The path, any folder above it (a match there covers the whole folder), and any tail.
-    candidates = {"/".join(parts[:i]) for i in range(1, len(parts) + 1)}
-    candidates |= {"/".join(parts[i:]) for i in range(1, len(parts))} | set(parts)
-    return any(fnmatch.fnmatch(c, p.rstrip("/")) for p in patterns for c in candidates)
+def path_matches(path: Path, root: Path, patterns, is_dir: bool = False) -> bool:
+    """Whether gitignore-style ``patterns`` (relative to ``root``) match ``path``; a pattern
+    matching a folder covers everything in it. A path outside ``root`` matches nothing."""
+    relative = relative_to_root(path, root)
+    if not relative or relative == ".":
+        return False
+    return _spec(tuple(patterns)).match_file(relative + ("/" if is_dir else ""))
+
+
+def is_excluded(settings: Settings, path: Path) -> bool:
+    return bool(settings.exclude) and path_matches(path, settings.root, settings.exclude)
 
 
 def codes_for_file(settings: Settings, selected: frozenset[str], path: Path, rules) -> frozenset[str]:
@@ -181,31 +257,6 @@ def codes_for_file(settings: Settings, selected: frozenset[str], path: Path, rul
         if path_matches(path, settings.root, [pattern]):
             ignored |= {r.code for r in rules if any(_matches(s, r, exact_only=False) for s in selectors)}
     return selected - ignored if ignored else selected
-
-
-@lru_cache(maxsize=None)
-def _settings_near(directory: Path) -> tuple[Settings, frozenset[str]]:
-    from kernelint.rules import all_rules
-
-    settings = load_settings(directory)
-    try:
-        return settings, selected_codes(settings, all_rules())
-    except ConfigError as error:
-        raise ConfigError(f"{settings.source}: {error}") from None
-
-
-def options_for(filename: str):
-    """The engine options ``kernelint check`` uses for ``filename`` by default: what the flake8
-    and pylint front ends run, so that all three report the same."""
-    from kernelint.engine import Options
-    from kernelint.rules import all_rules
-
-    path = Path(filename)
-    directory = Path.cwd() if filename in ("stdin", "-", "") else path.resolve().parent
-    settings, selected = _settings_near(directory)
-    if settings.exclude and path_matches(path, settings.root, settings.exclude):
-        return Options(frozenset(), settings.target_arch)  # what a directory walk would skip
-    return Options(codes_for_file(settings, selected, path, all_rules()), settings.target_arch)
 
 
 def env_jobs() -> int:

@@ -5,6 +5,15 @@ from __future__ import annotations
 from kernelint.evidence import describe, load_record
 from kernelint.rules import Rule, pylint_message
 
+#: Where the project lives, and where each rule's rendered doc (docs/rules/CODE.md) is published.
+PROJECT_URL = "https://github.com/kernelint/kernelint"
+RULE_DOCS_URL = PROJECT_URL + "/blob/main/docs/rules/"
+
+
+def rule_url(code: str) -> str:
+    """The stable address of a rule's documentation: editors and code scanning link to it."""
+    return f"{RULE_DOCS_URL}{code}.md"
+
 
 def evidence_section(rule: type[Rule]) -> str:
     if rule.evidence_class == "none":

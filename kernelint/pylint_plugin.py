@@ -30,7 +30,8 @@ class _SharedRun:
         self._findings: list = []
 
     def findings(self, node) -> list:
-        from kernelint.engine import check_with_project_config, decode
+        from kernelint.engine import decode
+        from kernelint.frontend import check_with_project_config
 
         with node.stream() as stream:
             source = decode(stream.read())
@@ -42,7 +43,7 @@ class _SharedRun:
 
 
 def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
-    from kernelint import docs
+    from kernelint.docs import rule_url
     from kernelint.rules import pylint_message
 
     symbols = {}
@@ -50,7 +51,8 @@ def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
     for rule in rules:
         msgid, symbol = pylint_message(rule)
         symbols[rule.code] = symbol
-        msgs[msgid] = ("%s", symbol, docs.render(rule))
+        msgs[msgid] = ("%s", symbol, f"{rule.summary} ({rule.code}; `kernelint explain {rule.code}` "
+                                     f"prints the full documentation and evidence: {rule_url(rule.code)})")
 
     def __init__(self, linter, shared: _SharedRun) -> None:
         BaseRawFileChecker.__init__(self, linter)

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator
 
+from kernelint.evidence import EVIDENCE_CLASSES
 from kernelint.findings import Confidence, Severity
 
 if TYPE_CHECKING:
     from kernelint.model import FileContext
 
-EVIDENCE_CLASSES = ("crash", "compile", "hang", "numerics", "perf", "none")
 DSLS = ("triton", "cute", "cutile", "any")
 
 
@@ -139,16 +139,20 @@ def find_rule(code_or_name: str) -> type[Rule] | None:
 
 
 _PYLINT_LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "C"}
+#: pylint checker id of KL0xx; KL1xx is one more, and so on.
+PYLINT_CHECKER_BASE = 71
 
 
 def pylint_message(rule: type[Rule]) -> tuple[str, str]:
     """The one mapping from a kernelint code to its pylint message id and symbol.
 
-    pylint ids are a letter and four digits whose first two (the checker id, 51-99) must be the
-    same for every message of one checker: KL0xx uses checker 51, KL1xx 52, and so on; the last
-    two digits are the code's. Tool rules get a ``kernelint-`` symbol prefix so they cannot clash
-    with pylint's own ``syntax-error``.
+    pylint ids are a letter and four digits whose first two (the checker id) must be the same for
+    every message of one checker and unique across all loaded checkers: KL0xx uses checker 71,
+    KL1xx 72, and so on; the last two digits are the code's. 51-99 is the range pylint leaves to
+    plugins, and its low end is taken (pylint-django 51, pylint's own extensions 55, 56, 60-63
+    and 90, pylint-pytest 64, pylint-odoo 79-82, perflint 82): 71-78 is used by none of those.
+    Tool rules get a ``kernelint-`` symbol prefix so they cannot clash with ``syntax-error``.
     """
-    checker_id = 51 + int(rule.code[2])
+    checker_id = PYLINT_CHECKER_BASE + int(rule.code[2])
     symbol = f"kernelint-{rule.name}" if rule.code.startswith("KL0") else rule.name
     return f"{_PYLINT_LETTER[rule.severity]}{checker_id}{rule.code[3:]}", symbol

@@ -148,9 +148,13 @@ def test_explicit_config_file(project):
     ("select = [", "cannot read"),
     ('select = ["KL42"]', "unknown rule selector 'KL42'"),
     ('[tool.kernelint.per-file-ignores]\n"*.py" = ["nope-rule"]', "unknown rule selector 'nope-rule'"),
-    ("bogus = 1", "unknown [tool.kernelint] key(s): bogus"),
+    ("bogus = 1", "unknown key 'bogus'"),
+    ("extend_select = []", "unknown key 'extend_select' in the kernelint settings (did you mean 'extend-select'?)"),
+    ('select = "KL1"', 'select must be a list of strings, e.g. select = ["KL1"]'),
+    ("select = []", "select = [] selects no rule"),
+    ('select = ["KL001"]\nignore = ["KL0"]', "the selection enables no rule"),
     ("select = 3", "select must be a list of strings"),
-    ("target-arch = 90", "target-arch must be a string"),
+    ("target-arch = 90", "target-arch must look like 'sm_90', not 90"),
 ])
 def test_bad_config_exits_2(project, table, message):
     write(project, {"pyproject.toml": f"[tool.kernelint]\n{table}\n"})
@@ -211,8 +215,9 @@ def test_json_format_fields(project):
     findings = json.loads(result.stdout)
     assert [set(f) for f in findings] == [{
         "path", "line", "column", "end_line", "end_column", "code", "name", "severity",
-        "confidence", "message"}] * 2
+        "confidence", "message", "url"}] * 2
     assert findings[1] | {"message": None} == {
+        "url": "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md",
         "path": "pkg/stale.py", "line": 3, "column": 8, "end_line": 3, "end_column": 8,
         "code": "KL003", "name": "unused-suppression", "severity": "warning", "confidence": "high",
         "message": None,
@@ -267,7 +272,8 @@ def test_rules_json(tmp_path):
     assert kl003 | {"summary": None} == {
         "code": "KL003", "name": "unused-suppression", "dsl": "any", "family": "tool",
         "severity": "warning", "confidence": "high", "default": True, "evidence_class": "none",
-        "pylint_id": "W5103", "pylint_symbol": "kernelint-unused-suppression", "summary": None,
+        "pylint_id": "W7103", "pylint_symbol": "kernelint-unused-suppression", "summary": None,
+        "url": "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md",
     }
 
 

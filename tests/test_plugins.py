@@ -117,15 +117,16 @@ def test_pylint_disable_pragma(tmp_path):
     })
     messages = pylint(tmp_path, "plain.py", "disabled.py", "other_disabled.py")
     assert sorted((m["path"], m["line"], m["column"], m["messageId"], m["symbol"]) for m in messages) == [
-        ("other_disabled.py", 2, 7, "W5103", "kernelint-unused-suppression"),
-        ("plain.py", 2, 7, "W5103", "kernelint-unused-suppression"),
+        ("other_disabled.py", 2, 7, "W7103", "kernelint-unused-suppression"),
+        ("plain.py", 2, 7, "W7103", "kernelint-unused-suppression"),
     ]
 
 
-def test_pylint_message_help_is_the_rule_doc(tmp_path):
-    result = _run("pylint", "--load-plugins=kernelint.pylint_plugin", "--help-msg=W5103", cwd=tmp_path)
-    assert ":kernelint-unused-suppression (W5103)" in result.stdout
-    assert "What it does" in result.stdout
+def test_pylint_message_help_is_short_and_links_the_rule_doc(tmp_path):
+    result = _run("pylint", "--load-plugins=kernelint.pylint_plugin", "--help-msg=W7103", cwd=tmp_path)
+    assert ":kernelint-unused-suppression (W7103)" in result.stdout
+    assert "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md" in result.stdout
+    assert "What it does" not in result.stdout
 
 
 def test_plugins_are_cheap_to_import():

@@ -14,7 +14,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(findings: list[Finding], rules) -> str:
+def render(findings: list[Finding], rules, **_) -> str:
     lines = []
     for f in findings:
         properties = ",".join([

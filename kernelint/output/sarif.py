@@ -1,9 +1,9 @@
 """SARIF 2.1.0 for GitHub code scanning, built with ``sarif-om``."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -12,7 +12,9 @@ import sarif_om as om
 
 import kernelint
 from kernelint import docs
+from kernelint.baseline import fingerprints
 from kernelint.findings import Finding, Severity
+from kernelint.sources import Sources
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -57,71 +59,80 @@ def _descriptor(rule) -> om.ReportingDescriptor:
         short_description=om.MultiformatMessageString(text=rule.summary),
         full_description=om.MultiformatMessageString(text=_what_it_does(rule)),
         help=om.MultiformatMessageString(text=docs.body(rule), markdown=docs.render(rule)),
+        help_uri=docs.rule_url(rule.code),
         default_configuration=om.ReportingConfiguration(
             level=_LEVEL[rule.severity], enabled=rule.default_enabled
         ),
     )
 
 
-def _artifact(path: str) -> om.ArtifactLocation:
-    """A URI relative to %SRCROOT% (the working directory), as code scanning wants; a file
-    outside it gets an absolute file URI."""
-    absolute = Path(path).resolve()
+def source_root() -> Path:
+    """What %SRCROOT% stands for: the git work tree holding the working directory (code scanning
+    resolves URIs against the repository root), else the working directory itself."""
+    from kernelint.gitdiff import repository_root
+
+    cwd = Path.cwd().resolve()
+    return repository_root(cwd) or cwd
+
+
+def _artifact(path: str, root: Path) -> om.ArtifactLocation:
+    """A URI relative to %SRCROOT%; a file outside it gets an absolute file URI."""
+    absolute = Path(os.path.abspath(path))
     try:
-        relative = absolute.relative_to(Path.cwd().resolve()).as_posix()
+        relative = absolute.relative_to(root).as_posix()
     except ValueError:
-        return om.ArtifactLocation(uri=absolute.as_uri())
+        try:
+            relative = absolute.resolve().relative_to(root).as_posix()
+        except ValueError:
+            return om.ArtifactLocation(uri=absolute.resolve().as_uri())
     return om.ArtifactLocation(uri=quote(relative), uri_base_id="%SRCROOT%")
 
 
-def _fingerprint(finding: Finding, line_text: str, occurrence: int) -> str:
-    """Stable across unrelated edits: the rule, the file, the flagged line's text (stripped) and
-    which occurrence of that text it is — not the line number."""
-    key = f"{finding.code}:{_artifact(finding.path).uri}:{line_text.strip()}:{occurrence}"
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+def _invocation(exit_code: int | None) -> dict:
+    invocation = {
+        "executionSuccessful": exit_code in (None, 0, 1),
+        "commandLine": " ".join(["kernelint", *sys.argv[1:]]),
+        "arguments": sys.argv[1:],
+        "workingDirectory": {"uri": Path.cwd().resolve().as_uri() + "/"},
+    }
+    if exit_code is not None:
+        invocation["exitCode"] = exit_code
+    return invocation
 
 
-def _line_texts(path: str) -> list[str]:
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-
-
-def render(findings: list[Finding], rules) -> str:
+def render(findings: list[Finding], rules, *, sources: Sources | None = None,
+           exit_code: int | None = None, **_) -> str:
+    """The SARIF log; ``exit_code`` is recorded in the run's invocation when known."""
     rule_list = sorted(rules, key=lambda r: r.code)
     index = {rule.code: i for i, rule in enumerate(rule_list)}
+    root = source_root()
+    sources = sources or Sources()
     results = []
-    texts: dict[str, list[str]] = {}
-    seen: dict[tuple[str, str, str], int] = {}
-    for finding in findings:
-        lines = texts.setdefault(finding.path, _line_texts(finding.path))
-        line_text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-        key = (finding.code, finding.path, line_text.strip())
-        seen[key] = seen.get(key, 0) + 1
+    for finding, fingerprint in zip(findings, fingerprints(findings, sources)):
         results.append(om.Result(
             rule_id=finding.code,
             rule_index=index.get(finding.code, -1),
             level=_LEVEL[finding.severity],
             message=om.Message(text=finding.message),
             locations=[om.Location(physical_location=om.PhysicalLocation(
-                artifact_location=_artifact(finding.path),
+                artifact_location=_artifact(finding.path, root),
                 region=om.Region(
                     start_line=finding.line, start_column=finding.column,
                     end_line=finding.end_line, end_column=max(finding.end_column, finding.column),
                 ),
             ))],
-            partial_fingerprints={"primaryLocationLineHash": _fingerprint(finding, line_text, seen[key])},
+            partial_fingerprints={"primaryLocationLineHash": fingerprint},
         ))
     run = om.Run(
         tool=om.Tool(driver=om.ToolComponent(
             name="kernelint",
             version=kernelint.__version__,
             semantic_version=kernelint.__version__,
+            information_uri=docs.PROJECT_URL,
             rules=[_descriptor(rule) for rule in rule_list],
         )),
         results=results,
-        original_uri_base_ids={"%SRCROOT%": om.ArtifactLocation(uri=Path.cwd().resolve().as_uri() + "/")},
+        original_uri_base_ids={"%SRCROOT%": om.ArtifactLocation(uri=root.as_uri() + "/")},
         column_kind="unicodeCodePoints",
     )
     log = om.SarifLog(version="2.1.0", schema_uri=SCHEMA, runs=[run])
@@ -132,6 +143,7 @@ def render(findings: list[Finding], rules) -> str:
             "precision": {"high": "high", "medium": "medium", "low": "low"}[rule.confidence.value],
             "problem.severity": {"error": "error", "warning": "warning", "info": "recommendation"}[rule.severity.value],
         }
+    data["runs"][0]["invocations"] = [_invocation(exit_code)]
     for result, finding in zip(data["runs"][0]["results"], findings):
         result["properties"] = {"confidence": finding.confidence.value, "name": finding.name}
     return json.dumps(data, indent=2) + os.linesep
