@@ -33,6 +33,9 @@ class Options:
     codes: frozenset[str]
     target_arch: str | None = None
     target_sm: int | None = field(init=False, compare=False)
+    #: flake8 applies ``# noqa`` itself (and skips it under --disable-noqa): the engine then
+    #: only notes which noqa comments are used, for KL003, and keeps the findings they cover.
+    noqa_by_caller: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "target_sm", compute_capability(self.target_arch))
@@ -61,15 +64,15 @@ def decode(data: bytes) -> str:
         return data.decode("utf-8", errors="replace")
 
 
-def _finding(path: str, rule: type[Rule], node: ast.AST, message: str, end: ast.AST | None = None) -> Finding:
-    end = end or node
+def _finding(path: str, rule: type[Rule], report: Report) -> Finding:
+    node, end = report.node, report.end_node or report.node
     line = getattr(node, "lineno", 1)
     column = getattr(node, "col_offset", 0) + 1
     return Finding(
         path, line, column,
         getattr(end, "end_lineno", None) or line,
         (getattr(end, "end_col_offset", None) or column - 1) + 1,
-        rule.code, rule.name, rule.severity, rule.confidence, message,
+        rule.code, rule.name, rule.severity, rule.confidence, report.message, report.fix,
     )
 
 
@@ -130,7 +133,7 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                     reports.extend(rule.check(node, ctx))
             if rule.wants_finish:
                 reports.extend(rule.finish(ctx))
-            findings.extend(_finding(path, rule_class, r.node, r.message, r.end_node) for r in reports)
+            findings.extend(_finding(path, rule_class, r) for r in reports)
         except Exception as error:  # a broken rule must not take the others down
             if INTERNAL_ERROR in options.codes:
                 findings.append(_tool_finding(
@@ -144,20 +147,21 @@ def _apply_suppressions(path: str, source: str, findings: list[Finding], options
     suppressions = parse_suppressions(source)
     if not suppressions:
         return sorted(set(findings))
-    kept = _unsuppressed(findings, suppressions)
+    kept = _unsuppressed(findings, suppressions, options.noqa_by_caller)
     if UNUSED_SUPPRESSION in options.codes:
         # Last, so that a KL003 can itself be silenced by naming KL003 in the same comment.
-        kept.extend(_unsuppressed(list(_unused(path, suppressions, options)), suppressions))
+        kept.extend(_unsuppressed(list(_unused(path, suppressions, options)), suppressions,
+                                  options.noqa_by_caller))
     return sorted(set(kept))
 
 
-def _unsuppressed(findings: list[Finding], suppressions) -> list[Finding]:
+def _unsuppressed(findings: list[Finding], suppressions, noqa_by_caller: bool = False) -> list[Finding]:
     kept = []
     for finding in findings:
         covering = [s for s in suppressions if s.covers(finding)]
         for s in covering:
             s.used = True
-        if not covering:
+        if not any(s.ours or not noqa_by_caller for s in covering):
             kept.append(finding)
     return kept
 

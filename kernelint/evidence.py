@@ -15,7 +15,11 @@ if TYPE_CHECKING:
 
 #: rule-catalog.md: a default-on perf ``warning`` needs at least this median bad/good time ratio.
 WARNING_MIN_RATIO = 1.2
+#: Evidence classes (rule-catalog.md), defined here once: what a rule's reference pair must show.
+#: ``none`` is for tool rules, which report a property of the run rather than of kernel code.
 FAILURE_CLASSES = ("crash", "compile", "hang", "numerics")
+MEASURED_CLASSES = (*FAILURE_CLASSES, "perf")
+EVIDENCE_CLASSES = (*MEASURED_CLASSES, "none")
 
 
 def evidence_codes() -> list[str]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class Severity(str, enum.Enum):
@@ -15,6 +15,28 @@ class Confidence(str, enum.Enum):
     HIGH = "high"
     MEDIUM = "medium"
     LOW = "low"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, col) to (end_line, end_col) with ``replacement``. Lines are
+    1-based and columns 0-based, as in ``ast``; an empty range inserts."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A mechanical change that resolves a finding (ruff's ``Fix``). ``safe`` fixes keep the
+    program's intent and are applied by ``--fix``; unsafe ones only with ``--unsafe-fixes``."""
+
+    title: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
 
 
 @dataclass(frozen=True, order=True)
@@ -31,6 +53,8 @@ class Finding:
     severity: Severity
     confidence: Confidence
     message: str
+    #: How to resolve it mechanically, when a rule knows; not part of identity or order.
+    fix: Fix | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict:
         return {

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator
 
 from kernelint.evidence import EVIDENCE_CLASSES
-from kernelint.findings import Confidence, Severity
+from kernelint.findings import Confidence, Fix, Severity
 
 if TYPE_CHECKING:
     from kernelint.model import FileContext
@@ -29,6 +29,8 @@ class Report:
     node: ast.AST
     message: str
     end_node: ast.AST | None = None
+    #: A mechanical resolution (``kernelint.findings.Fix``); no rule is required to offer one.
+    fix: Fix | None = None
 
 
 class Rule:

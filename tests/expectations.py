@@ -42,3 +42,4 @@ def assert_expectations(source: str, *codes: str) -> None:
 
 def read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
+

@@ -1,16 +1,16 @@
-"""docs/evidence.md and docs/rules/*.md are generated (``python -m kernelint.prove.docs``); the
+"""docs/evidence.md and docs/rules/*.md are generated (``python -m kernelint.docs_generator``); the
 committed files must equal the generator's output, so they cannot go stale."""
 from __future__ import annotations
 
 from conftest import ROOT
-from kernelint.prove.docs import evidence_page, stale_files
+from kernelint.docs_generator import evidence_page, stale_files
 from kernelint.prove.manifest import default_root
 from kernelint.rules import all_rules
 
 
 def test_committed_docs_are_up_to_date():
     stale = [str(p.relative_to(ROOT)) for p in stale_files(ROOT, default_root())]
-    assert stale == [], "run `python -m kernelint.prove.docs` to regenerate: " + ", ".join(stale)
+    assert stale == [], "run `python -m kernelint.docs_generator` to regenerate: " + ", ".join(stale)
 
 
 def test_evidence_page_has_a_row_per_measurable_rule(tmp_path):

@@ -13,12 +13,14 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernelint.evidence import MEASURED_CLASSES
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-CLASSES = ("crash", "compile", "hang", "numerics", "perf")
+CLASSES = MEASURED_CLASSES
 PAIR_DSLS = ("triton", "cute", "cutile")
 INTERPRET_CLASSES = ("compile", "numerics", "crash")
 FILES = ("bad.py", "good.py", "reference.py", "pair.toml")

@@ -1,0 +1,68 @@
+"""Rule fixtures: ``tests/fixtures/<dsl>/KLxxx_<case>.py`` with the findings kernelint must
+produce written inline and, beside each, a ``.expected`` snapshot of the exact output.
+
+Inline markers (flake8-bugbear / Semgrep style), each naming one or more codes:
+
+- ``# expect: KL101``       the line must be reported;
+- ``# ok: KL101``           the line must not be reported (a case the rule must stay silent on);
+- ``# todo-expect: KL101``  a known miss: should be reported, is not yet (the ledger of recall work);
+- ``# todo-ok: KL101``      a known false finding: is reported, should not be (the precision ledger).
+
+The snapshot lists ``line:col:end_line:end_col CODE message`` per finding, so message text and
+ranges are tested too. Fixtures run with only their file's rule selected. Set
+``KERNELINT_UPDATE_FIXTURES=1`` to rewrite snapshots after an intentional change; the inline
+markers are checked either way, so an update cannot hide a new false finding.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelint.engine import Options, check_source
+from kernelint.findings import Finding
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+_MARK = re.compile(r"#\s*(?P<kind>expect|ok|todo-expect|todo-ok):\s*(?P<codes>KL\d{3}(?:\s*,\s*KL\d{3})*)")
+_NAME = re.compile(r"^(?P<code>KL\d{3})_\w+\.py$")
+
+
+@dataclass(frozen=True)
+class Fixture:
+    path: Path
+
+    @property
+    def code(self) -> str:
+        return _NAME.match(self.path.name).group("code")
+
+    @property
+    def snapshot(self) -> Path:
+        return self.path.with_suffix(".expected")
+
+    @property
+    def id(self) -> str:
+        return self.path.relative_to(FIXTURES).as_posix()
+
+    def source(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    def marks(self) -> dict[str, set[tuple[int, str]]]:
+        """Marker kind -> {(line, code)}."""
+        found: dict[str, set[tuple[int, str]]] = {k: set() for k in ("expect", "ok", "todo-expect", "todo-ok")}
+        for number, line in enumerate(self.source().splitlines(), start=1):
+            for match in _MARK.finditer(line):
+                found[match.group("kind")] |= {(number, c.strip()) for c in match.group("codes").split(",")}
+        return found
+
+    def findings(self) -> list[Finding]:
+        return check_source(self.id, self.source(), Options(frozenset({self.code})))
+
+
+def all_fixtures() -> list[Fixture]:
+    return [Fixture(p) for p in sorted(FIXTURES.glob("*/*.py")) if _NAME.match(p.name)]
+
+
+def render(findings: list[Finding]) -> str:
+    return "".join(
+        f"{f.line}:{f.column}:{f.end_line}:{f.end_column} {f.code} {f.message}\n" for f in findings
+    )
