@@ -186,7 +186,8 @@ def _emit(text: str, args) -> None:
 
 
 def _check_stdin(args, rules, sources):
-    """One buffer from standard input, checked as if it were the file --stdin-filename names."""
+    """One buffer from standard input, checked as if it were the file --stdin-filename names;
+    the options are None when --force-exclude excludes that file."""
     from kernelint.config import is_excluded, selected_codes
     from kernelint.engine import check_source, decode
     from kernelint.frontend import options_for
@@ -198,8 +199,9 @@ def _check_stdin(args, rules, sources):
     source = decode(sys.stdin.buffer.read())
     sources.add(name, source)
     if args.force_exclude and args.stdin_filename and is_excluded(settings, Path(name)):
-        return [name], [], source
-    return [name], check_source(name, source, options_for(name, settings)), source
+        return name, [], source, None
+    options = options_for(name, settings)
+    return name, check_source(name, source, options), source, options
 
 
 def _files(args, settings):
@@ -268,11 +270,12 @@ def _check(args) -> int:
 
     sources = Sources()
     if _reading_stdin(args):
-        files, findings, source = _check_stdin(args, rules, sources)
+        name, findings, source, options = _check_stdin(args, rules, sources)
+        files = [name]
         if args.fix or args.show_fixes:
             from kernelint.fixes import fix_stdin
 
-            return fix_stdin(args, files[0], source, findings)
+            return fix_stdin(args, name, source, options)
     else:
         settings = _settings(args)
         selected_codes(settings, rules)  # validates selectors before any work

@@ -1,8 +1,11 @@
 """flake8 front end: ``flake8 --select KL`` reports what ``kernelint check`` reports.
 
 It runs kernelint's engine on the text and tree flake8 already read (no second parse), with the
-rules the nearest pyproject's ``[tool.kernelint]`` selects for the file, so both front ends agree. flake8
-imports every plugin at start-up, so the engine is imported only when a file is checked.
+rules the nearest configuration selects for the file, so both front ends agree. ``# noqa`` is
+left to flake8, which honours ``--disable-noqa``; ``# kernelint: disable=`` directives are
+kernelint's own and always apply. Standard input (``flake8 -``) is checked under the name
+``--stdin-display-name`` gives, so that name's configuration and per-file ignores apply.
+flake8 imports every plugin at start-up, so the engine is imported only when a file is checked.
 """
 from __future__ import annotations
 
@@ -21,5 +24,6 @@ class KernelintFlake8:
     def run(self):
         from kernelint.frontend import check_with_project_config
 
-        for finding in check_with_project_config(self.filename, "".join(self.lines), self.tree):
+        findings = check_with_project_config(self.filename, "".join(self.lines), self.tree, noqa_by_caller=True)
+        for finding in findings:
             yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)

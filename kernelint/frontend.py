@@ -6,6 +6,7 @@ rules (nearest configuration, exclusions, per-file ignores, target) whichever to
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,11 +43,15 @@ def options_for(filename: str, settings: Settings | None = None) -> Options:
     return Options(codes_for_file(settings, selected, path, all_rules()), settings.target_arch)
 
 
-def check_with_project_config(path: str, source: str, tree: ast.Module | None = None) -> list[Finding]:
+def check_with_project_config(path: str, source: str, tree: ast.Module | None = None,
+                              noqa_by_caller: bool = False) -> list[Finding]:
     """What the editor front ends (flake8, pylint) run: the rules ``kernelint check`` would run on
-    ``path``, with a broken configuration reported as a KL002 finding, not a crash."""
+    ``path``, with a broken configuration reported as a KL002 finding, not a crash.
+    ``noqa_by_caller``: the front end applies ``# noqa`` comments itself (flake8 does)."""
     try:
         options = options_for(path)
     except ConfigError as error:
         return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"kernelint configuration error: {error}")]
+    if noqa_by_caller:
+        options = replace(options, noqa_by_caller=True)
     return check_source(path, source, options, tree=tree)
