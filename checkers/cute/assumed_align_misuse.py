@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
+from kernelint.model.calls import argument
 from kernelint.model.cute import FROM_DLPACK, offset_view
 from kernelint.rules import Report, Rule
 
@@ -68,7 +69,7 @@ fresh, aligned allocation, and kernelint stays silent.
     def check(self, node: ast.Call, ctx):
         if not ctx.is_call(node, FROM_DLPACK) or not node.args:
             return
-        align = next((k.value for k in node.keywords if k.arg == "assumed_align"), None)
+        align = argument(node, "assumed_align")
         if align is None or (ctx.resolve_int(align) or 0) < _CHECKED_ALIGNMENT:
             return
         view = offset_view(ctx, node.args[0])

@@ -5,28 +5,33 @@ from __future__ import annotations
 import ast
 
 from kernelint.checkers.triton.helpers import SEED
-from kernelint.findings import Severity
+from kernelint.edits import insert_after, insert_before, local_name, needs_parentheses
+from kernelint.findings import Fix, Severity
+from kernelint.model.dsl import triton
 from kernelint.model.dtypes import Precision, precision_of
 from kernelint.rules import Report, Rule
-
-#: erf and its relatives: Triton checks their argument is fp32 or fp64 (``math._check_dtype``;
-#: libdevice dispatches only fp32 and fp64 symbols).
-_ERF_FUNCTIONS = frozenset({
-    "triton.language.erf",
-    "triton.language.math.erf",
-    *(f"triton.language.extra.libdevice.{n}" for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv")),
-})
 
 
 def _erf_argument(call: ast.Call, ctx) -> ast.expr | None:
     """The argument of an erf call (``tl.math.erf(x)``, ``libdevice.erf(x)``, ``x.erf()``)."""
     name = ctx.call_name(call)
-    if name in _ERF_FUNCTIONS:
+    if name in triton.ERF_FUNCTIONS:
         return call.args[0] if call.args else None
     func = call.func
     if name is None and isinstance(func, ast.Attribute) and func.attr == "erf" and not call.args:
         return func.value
     return None
+
+
+def _upcast_fix(argument: ast.expr, ctx) -> Fix | None:
+    """Append ``.to(tl.float32)`` to the argument, spelled with this file's name for
+    ``triton.language``; None when the file imports it under no name."""
+    float32 = local_name(ctx.tree, triton.TL + "float32")
+    if float32 is None:
+        return None
+    edits = (insert_before(argument, "("), insert_after(argument, f").to({float32})")) \
+        if needs_parentheses(argument) else (insert_after(argument, f".to({float32})"),)
+    return Fix("Upcast the erf argument to fp32", edits)
 
 
 class ErfNeedsFp32(Rule):
@@ -89,8 +94,8 @@ fp16` on an H200 (triton 3.6.0), and with the same `ValueError` under `TRITON_IN
         precision = precision_of(argument, ctx)
         if precision is Precision.LOW:
             yield Report(node, "erf of a fp16/bf16 value does not compile: Triton's erf accepts only "
-                               "fp32/fp64; upcast with `.to(tl.float32)`")
+                               "fp32/fp64; upcast with `.to(tl.float32)`", fix=_upcast_fix(argument, ctx))
         elif precision is Precision.LOADED:
             yield Report(node, "erf of a value loaded from memory without `.to(tl.float32)`: fails to "
-                               "compile when the tensor is fp16/bf16")
+                               "compile when the tensor is fp16/bf16", fix=_upcast_fix(argument, ctx))
 

@@ -6,6 +6,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
+from kernelint.model.dsl import triton
 from kernelint.model.dtypes import (
     TRITON_FLOAT_LOW,
     TRITON_FLOAT_WIDE,
@@ -13,9 +14,6 @@ from kernelint.model.dtypes import (
     triton_dtype,
 )
 from kernelint.rules import Report, Rule
-
-_POINTER_TYPE = "triton.language.pointer_type"
-
 
 _FLOAT_DTYPES = TRITON_FLOAT_LOW | TRITON_FLOAT_WIDE
 
@@ -77,7 +75,7 @@ the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and retur
         if target is None:
             return
         for value in ctx.values_of(target):
-            if ctx.is_call(value, _POINTER_TYPE) and value.args:
+            if ctx.is_call(value, triton.POINTER_TYPE) and value.args:
                 element = triton_dtype(value.args[0], ctx)
                 if element in _FLOAT_DTYPES:
                     yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`: tensors of "

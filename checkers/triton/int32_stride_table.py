@@ -6,16 +6,16 @@ import ast
 import re
 
 from kernelint.checkers.triton.helpers import SEED
-from kernelint.findings import Severity
+from kernelint.edits import replace_attribute_name
+from kernelint.findings import Fix, Severity
+from kernelint.model.calls import argument
+from kernelint.model.dsl import triton
 from kernelint.model.dtypes import (
     conversion_target,
     torch_dtype,
     triton_dtype,
 )
 from kernelint.rules import Report, Rule
-
-_LOAD = "triton.language.load"
-
 
 _TENSOR_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
 
@@ -24,31 +24,116 @@ _TENSOR_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asar
 _ADDRESS_METHODS = frozenset({"stride", "data_ptr", "storage_offset"})
 
 
-_CHAIN_METHODS = frozenset({"cuda", "to", "contiguous", "pin_memory"})
-
-
-_LIST_GROWERS = frozenset({"append", "extend", "insert"})
-
-
 _DEPTH = 4
 
 
+#: Name parts that mean a stride: ``stride``/``strides`` and BLAS leading dimensions
+#: (``ld``, ``lda``, ``ldb``, ``lds``, as in ``g_lds``).
+_STRIDE_WORD = re.compile(r"strides?|ld[a-z]?s?")
+#: Calls that turn sizes into their prefix sums: element offsets when the sizes count elements.
+_PREFIX_SUMS = frozenset({"torch.cumsum", "itertools.accumulate", "numpy.cumsum"})
+#: Calls and methods whose value counts the elements of a tensor or shape.
+_ELEMENT_COUNTS = frozenset({"math.prod", "numpy.prod"})
+_ELEMENT_COUNT_METHODS = frozenset({"numel", "nelement"})
+
+
 def _is_stride_name(name: str) -> bool:
-    return bool({"stride", "strides"} & set(re.split(r"[^a-z]+", name.lower())))
+    return any(_STRIDE_WORD.fullmatch(part) for part in re.split(r"[^a-z]+", name.lower()))
 
 
-def _int32_table(call: ast.Call, ctx) -> ast.expr | None:
-    """The data of a host tensor built as int32: ``torch.tensor(data, dtype=torch.int32)`` or
-    ``torch.tensor(data).to(torch.int32)`` / ``.int()``."""
+def _int64_fix(call: ast.Call, ctx) -> Fix | None:
+    """``dtype=torch.int32`` / ``.to(torch.int32)`` -> ``torch.int64``, ``.int()`` -> ``.long()``;
+    None when the dtype is not written as an attribute of torch here (a variable, a bare name)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "int" and not call.args:
+        return Fix("Build the table as int64 (.long())", (replace_attribute_name(func, "long"),))
+    dtype = argument(call, "dtype")
+    if dtype is None and isinstance(func, ast.Attribute) and func.attr == "to" and call.args:
+        dtype = call.args[0]
+    if isinstance(dtype, ast.Attribute) and dtype.attr == "int32" and ctx.qualname(dtype) == "torch.int32":
+        return Fix("Build the table as torch.int64", (replace_attribute_name(dtype, "int64"),))
+    return None
+
+
+def _int32_table(call: ast.Call, ctx) -> tuple[ast.expr, bool] | None:
+    """The data of a host tensor built as int32 (``torch.tensor(data, dtype=torch.int32)``,
+    ``torch.tensor(data).to(torch.int32)`` / ``.int()``), and whether the table holds its prefix
+    sums (``torch.tensor(sizes).cumsum(0).int()``, ``torch.cumsum(t, 0, dtype=torch.int32)``)."""
     func = call.func
     if ctx.call_name(call) in _TENSOR_CONSTRUCTORS and call.args:
-        dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
-        return call.args[0] if torch_dtype(dtype, ctx) == "int32" else None
-    if isinstance(func, ast.Attribute) and ctx.is_call(func.value, *_TENSOR_CONSTRUCTORS) and func.value.args:
-        dtype = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        dtype = argument(call, "dtype")
+        return (call.args[0], False) if torch_dtype(dtype, ctx) == "int32" else None
+    if ctx.call_name(call) == "torch.cumsum" and call.args:
+        found = _host_data(call.args[0], ctx) if torch_dtype(argument(call, "dtype"), ctx) == "int32" else None
+        return (found[0], True) if found else None
+    if isinstance(func, ast.Attribute):
+        dtype = argument(call, "dtype", 0)
         if (func.attr == "int" and not call.args) or (func.attr == "to" and torch_dtype(dtype, ctx) == "int32"):
-            return func.value.args[0]
+            return _host_data(func.value, ctx)
     return None
+
+
+def _host_data(expr: ast.expr, ctx) -> tuple[ast.expr, bool] | None:
+    """The Python data a host tensor expression was built from, and whether a prefix sum of it
+    was taken on the way (``torch.cumsum``, ``.cumsum``); value-keeping methods are looked through."""
+    if not isinstance(expr, ast.Call):
+        return None
+    if ctx.call_name(expr) in _TENSOR_CONSTRUCTORS and expr.args:
+        return expr.args[0], False
+    if ctx.call_name(expr) == "torch.cumsum" and expr.args:
+        inner = _host_data(expr.args[0], ctx)
+        return (inner[0], True) if inner else None
+    func = expr.func
+    if isinstance(func, ast.Attribute) and func.attr in ("cumsum", "cuda", "to", "contiguous"):
+        inner = _host_data(func.value, ctx)
+        return (inner[0], inner[1] or func.attr == "cumsum") if inner else None
+    return None
+
+
+def _element_offsets(data: ast.expr, summed: bool, ctx, depth: int = _DEPTH) -> bool:
+    """``data`` holds offsets of tensors packed one after another: prefix sums of element counts,
+    summed by the table (``summed``), by ``itertools.accumulate``/``np.cumsum``, or by a running
+    total (``offsets.append(total); total += t.numel()``). Prefix sums of rows or tokens
+    (``cu_seqlens``) are not element offsets."""
+    if summed and _counts_elements(data, ctx, depth):
+        return True
+    for node in ast.walk(data):
+        if isinstance(node, ast.Call) and ctx.call_name(node) in _PREFIX_SUMS and node.args:
+            if _counts_elements(node.args[0], ctx, depth):
+                return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and depth > 0:
+            for definition in ctx.definitions(node.id, node):
+                added = definition.node
+                if (
+                    isinstance(added, ast.AugAssign) and isinstance(added.op, ast.Add)
+                    and _counts_elements(added.value, ctx, depth - 1)
+                ):
+                    return True
+            grown = [v for v in ctx.values_of(node, depth=2) if v is not None and v is not data]
+            if any(_element_offsets(v, False, ctx, depth - 1) for v in grown + ctx.list_growth(node)):
+                return True
+    return False
+
+
+def _counts_elements(expr: ast.AST, ctx, depth: int = _DEPTH) -> bool:
+    """``expr`` is a number of elements: ``t.numel()``, ``math.prod(shape)``, or a product of two
+    sizes that are not literals (``m * k``); a row or token count alone is not."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and (
+            ctx.call_name(node) in _ELEMENT_COUNTS
+            or (isinstance(node.func, ast.Attribute) and node.func.attr in _ELEMENT_COUNT_METHODS and not node.args)
+        ):
+            return True
+        if (
+            isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+            and ctx.resolve_int(node.left) is None and ctx.resolve_int(node.right) is None
+        ):
+            return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and depth > 0:
+            values = [v for v in ctx.values_of(node, depth=2) if v is not None and v is not expr]
+            if any(_counts_elements(v, ctx, depth - 1) for v in values + ctx.list_growth(node)):
+                return True
+    return False
 
 
 def _holds_strides(expr: ast.AST, ctx, depth: int = _DEPTH) -> bool:
@@ -65,77 +150,16 @@ def _holds_strides(expr: ast.AST, ctx, depth: int = _DEPTH) -> bool:
             values = [v for v in ctx.values_of(node, depth=2) if v is not None and v is not expr]
             if any(_holds_strides(v, ctx, depth - 1) for v in values):
                 return True
-            if any(_holds_strides(grown, ctx, depth - 1) for grown in _grown_with(node, ctx)):
+            if any(_holds_strides(grown, ctx, depth - 1) for grown in ctx.list_growth(node)):
                 return True
     return False
-
-
-def _grown_with(name: ast.Name, ctx) -> list[ast.expr]:
-    """What ``name.append(...)``/``extend``/``insert`` add to the list ``name`` in its scope."""
-    scope = ctx.scope_of(name)
-    added = []
-    for node in ast.walk(scope):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _LIST_GROWERS
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == name.id
-        ):
-            added.extend(node.args)
-    return added
-
-
-def _outermost_chain(expr: ast.expr, ctx) -> ast.expr:
-    """``torch.tensor(...).to(dev).contiguous()`` from its innermost part."""
-    node = expr
-    while True:
-        attribute = ctx.parent(node)
-        outer = ctx.parent(attribute) if attribute is not None else None
-        if (
-            isinstance(attribute, ast.Attribute)
-            and attribute.attr in _CHAIN_METHODS
-            and isinstance(outer, ast.Call)
-            and outer.func is attribute
-        ):
-            node = outer
-        else:
-            return node
-
-
-def _launch_receiving(expr: ast.expr, ctx, depth: int = _DEPTH):
-    """The Triton launch that receives the value of ``expr``, directly or through names, and the
-    kernel parameter it binds; (None, None) if none in this file does."""
-    expr = _outermost_chain(expr, ctx)
-    holder = ctx.parent(expr)
-    for launch in ctx.launches:
-        if launch.kernel is None or launch.kernel.dsl != "triton":
-            continue
-        name = next((n for n, argument in launch.bound_arguments().items() if argument is expr), None)
-        if name is not None:
-            return launch, next((p for p in launch.kernel.params if p.arg == name), None)
-        if any(argument is expr for argument in launch.args):
-            return launch, None
-    if depth > 0 and isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
-        target = holder.targets[0].id
-        for use in ast.walk(ctx.scope_of(holder)):
-            if (
-                isinstance(use, ast.Name)
-                and use.id == target
-                and isinstance(use.ctx, ast.Load)
-                and any(d.node is holder for d in ctx.definitions(target, use))
-            ):
-                found = _launch_receiving(use, ctx, depth - 1)
-                if found[0] is not None:
-                    return found
-    return None, None
 
 
 def _widened_in_kernel(param: ast.arg, kernel, ctx) -> bool:
     """Every load through ``param`` in the kernel is converted to int64 right away."""
     loads = [
         node for node in ast.walk(kernel.node)
-        if ctx.is_call(node, _LOAD) and node.args
+        if ctx.is_call(node, triton.LOAD) and node.args
         and any(isinstance(n, ast.Name) and n.id == param.arg for n in ast.walk(node.args[0]))
     ]
     return bool(loads) and all(_converted_to_int64(load, ctx) for load in loads)
@@ -199,12 +223,16 @@ instead, without any error.
 """
 
     def check(self, node, ctx):
-        data = _int32_table(node, ctx)
-        if data is None or ctx.kernel_of(node) is not None or not _holds_strides(data, ctx):
+        table = _int32_table(node, ctx)
+        if table is None or ctx.kernel_of(node) is not None:
             return
-        launch, param = _launch_receiving(node, ctx)
+        data, summed = table
+        if not _holds_strides(data, ctx) and not _element_offsets(data, summed, ctx):
+            return
+        launch, param = ctx.launch_receiving(node)
         if launch is None or (param is not None and _widened_in_kernel(param, launch.kernel, ctx)):
             return
         yield Report(node, f"strides/addresses stored as torch.int32 and passed to `{launch.kernel.name}`: "
-                           f"`index * stride` wraps past 2^31 elements; use dtype=torch.int64")
+                           f"`index * stride` wraps past 2^31 elements; use dtype=torch.int64",
+                     fix=_int64_fix(node, ctx))
 

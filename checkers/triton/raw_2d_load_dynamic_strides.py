@@ -7,6 +7,7 @@ import ast
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
 from kernelint.model import dataflow
+from kernelint.model.calls import argument
 from kernelint.rules import Report, Rule
 
 
@@ -75,7 +76,7 @@ that case is not reported.
     def check(self, node, ctx):
         if not dataflow.is_load(ctx, node) or ctx.kernel_of(node, "triton") is None or _before_hopper(ctx):
             return
-        pointer = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "pointer"), None)
+        pointer = argument(node, "pointer", 0)
         tile = dataflow.tile_pointer(ctx, pointer) if pointer is not None else None
         if tile is None:
             return

@@ -6,6 +6,7 @@ import ast
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
 from kernelint.model import dataflow
+from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 
 
@@ -83,7 +84,7 @@ The claimed 5-15% did not reproduce.
 
     @staticmethod
     def _transposed(node, ctx):
-        if ctx.is_call(node, "triton.language.trans") and len(node.args) == 1:
+        if ctx.is_call(node, triton.TRANS) and len(node.args) == 1:
             return node.args[0]
         if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load):
             return node.value

@@ -11,6 +11,7 @@ from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import cutile, triton
 from kernelint.model.kernels import Kernel, config_dict_keys, find_kernel
 from kernelint.model.names import ImportTable
+from kernelint.model.reaching import reaching_definitions
 from kernelint.model.values import BINDING_NODES, Definition, bindings, fold_int
 from kernelint.model.walk import ancestors, index_tree, parent
 
@@ -19,6 +20,23 @@ _SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)
 _LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
 _MODEL_NODES = (ast.Call, *BINDING_NODES)
 _LAUNCH_STYLE = {"triton": "subscript", "cutile": "cutile", "cute": "cute"}
+_LIST_GROWERS = frozenset({"append", "extend", "insert"})
+#: Host tensor methods that hand on the same values (moved, made contiguous, pinned).
+_VALUE_KEEPING_METHODS = frozenset({"cuda", "to", "contiguous", "pin_memory"})
+
+
+def _bound_name(definition: Definition) -> str | None:
+    node = definition.node
+    if isinstance(node, ast.arg):
+        return node.arg
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.Name):
+        return node.id
+    for name, found in bindings(node) if not isinstance(node, ast.comprehension) else ():
+        if found == definition:
+            return name
+    return None
 
 
 @dataclass
@@ -58,6 +76,8 @@ class FileContext:
         #: Compute capability of the configured ``target-arch`` (90 for sm_90); None if unset.
         self.target_sm = target_sm
         self.imports = imports if imports is not None else ImportTable.from_tree(tree)
+        self._qualnames: dict[int, str | None] = {}
+        self._loads: dict[str, list[ast.Name]] | None = None
         indexed = {*wanted, *_MODEL_NODES, ast.FunctionDef, ast.AsyncFunctionDef}
         self._buckets = index_tree(tree, indexed)
         self._indexed = set(indexed)
@@ -82,7 +102,11 @@ class FileContext:
     # --- names -------------------------------------------------------------------------------
 
     def qualname(self, expr: ast.AST) -> str | None:
-        return self.imports.qualname(expr)
+        """Canonical dotted name of ``expr`` (memoised per node: rules ask about the same calls)."""
+        key = id(expr)
+        if key not in self._qualnames:
+            self._qualnames[key] = self.imports.qualname(expr)
+        return self._qualnames[key]
 
     def call_name(self, node: ast.AST) -> str | None:
         """Qualified name of the function a call calls (``tl.load(...)`` -> ``triton.language.load``)."""
@@ -189,6 +213,85 @@ class FileContext:
             return self.resolve_int(value, depth - 1)
 
         return fold_int(expr, lookup)
+
+    def uses_of(self, definition: Definition) -> list[ast.Name]:
+        """The reads of a name that ``definition`` may give their value (ruff's references):
+        loads of the same name in its scope, or in nested scopes that do not rebind it, that the
+        binding reaches."""
+        if self._loads is None:
+            self._loads = defaultdict(list)
+            for name in self.nodes(ast.Name):
+                if isinstance(name.ctx, ast.Load):
+                    self._loads[name.id].append(name)
+        bound = _bound_name(definition)
+        if bound is None:
+            return []
+        return [
+            use for use in self._loads.get(bound, ())
+            if any(d.node is definition.node for d in reaching_definitions(use, self))
+        ]
+
+    def list_growth(self, name: ast.Name) -> list[ast.expr]:
+        """What the code adds to the list ``name`` holds, in its scope: the arguments of
+        ``name.append(...)``, ``.extend(...)``, ``.insert(i, ...)`` and the right side of
+        ``name += ...``."""
+        scope = self.scope_of(name)
+        added: list[ast.expr] = []
+        for node in ast.walk(scope):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _LIST_GROWERS
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == name.id
+            ):
+                added.extend(node.args[1:] if node.func.attr == "insert" else node.args)
+            elif (
+                isinstance(node, ast.AugAssign)
+                and isinstance(node.op, ast.Add)
+                and isinstance(node.target, ast.Name)
+                and node.target.id == name.id
+            ):
+                added.append(node.value)
+        return added
+
+    def launch_receiving(self, expr: ast.expr, dsl: str = "triton", depth: int = 4) -> tuple["Launch | None", ast.arg | None]:
+        """The launch of a ``dsl`` kernel of this file that receives the value of host expression
+        ``expr`` (through ``.to(...)``/``.cuda()``-style chains and names it is assigned to), and
+        the kernel parameter it binds (None when passed past a ``*args``); (None, None) if no
+        launch here receives it."""
+        expr = self._outermost_chain(expr)
+        for launch in self.launches_of(dsl):
+            name = next((n for n, argument in launch.bound_arguments().items() if argument is expr), None)
+            if name is not None:
+                return launch, next((p for p in launch.kernel.params if p.arg == name), None)
+            if any(argument is expr for argument in launch.args):
+                return launch, None
+        holder = self.parent(expr)
+        if depth > 0 and isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
+            for definition in self.definitions(holder.targets[0].id, holder):
+                if definition.node is holder:
+                    for use in self.uses_of(definition):
+                        found = self.launch_receiving(use, dsl, depth - 1)
+                        if found[0] is not None:
+                            return found
+        return None, None
+
+    def _outermost_chain(self, expr: ast.expr) -> ast.expr:
+        """``torch.tensor(...).to(dev).contiguous()`` from its innermost part."""
+        node = expr
+        while True:
+            attribute = self.parent(node)
+            outer = self.parent(attribute) if attribute is not None else None
+            if (
+                isinstance(attribute, ast.Attribute)
+                and attribute.attr in _VALUE_KEEPING_METHODS
+                and isinstance(outer, ast.Call)
+                and outer.func is attribute
+            ):
+                node = outer
+            else:
+                return node
 
     # --- kernels and launches ----------------------------------------------------------------
 

@@ -12,17 +12,14 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator
 
+from kernelint.model.calls import argument
+
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
-LOAD = "triton.language.load"
-DOT = "triton.language.dot"
-ARANGE = "triton.language.arange"
-EXPAND_DIMS = "triton.language.expand_dims"
-POINTER_TYPE = "triton.language.pointer_type"
-CAST = "triton.language.cast"
-#: Calls that return their first argument with a compiler hint attached.
-_HINTS = {"triton.language.multiple_of", "triton.language.max_contiguous", "triton.language.max_constancy"}
+from kernelint.model.dsl.triton import ARANGE, CAST, DOT, EXPAND_DIMS, LOAD, POINTER_TYPE
+from kernelint.model.dsl.triton import VALUE_HINTS as _HINTS
+
 _MAX_DEPTH = 16
 
 ROWS, COLS = 0, 1
@@ -188,7 +185,7 @@ def is_pointer_cast(ctx: "FileContext", node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     if isinstance(node.func, ast.Attribute) and node.func.attr == "to":
-        target = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        target = argument(node, "dtype", 0)
     elif ctx.is_call(node, CAST) and len(node.args) >= 2:
         target = node.args[1]
     else:

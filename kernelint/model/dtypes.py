@@ -17,20 +17,17 @@ import ast
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from kernelint.model.calls import argument
 from kernelint.model.reaching import reaching_definitions
 from kernelint.model.values import Definition
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
-TL = "triton.language."
-
-TRITON_FLOAT_WIDE = frozenset({"float32", "float64"})
-TRITON_FLOAT_LOW = frozenset({
-    "float16", "bfloat16", "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
-})
-TRITON_INTS = frozenset({f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"int1"})
-TRITON_DTYPES = TRITON_FLOAT_WIDE | TRITON_FLOAT_LOW | TRITON_INTS
+from kernelint.model.dsl.triton import DTYPES as TRITON_DTYPES
+from kernelint.model.dsl.triton import FLOAT_LOW as TRITON_FLOAT_LOW
+from kernelint.model.dsl.triton import FLOAT_WIDE as TRITON_FLOAT_WIDE
+from kernelint.model.dsl.triton import TL
 
 #: torch spellings that mean the same dtype (``torch.int`` is int32, ``torch.half`` fp16, ...).
 _TORCH_ALIASES = {
@@ -61,7 +58,7 @@ def conversion_target(call: ast.Call, ctx: "FileContext") -> ast.expr | None:
         positional = call.args[1:2]
     else:
         return None
-    return positional[0] if positional else _keyword(call, "dtype")
+    return positional[0] if positional else argument(call, "dtype")
 
 
 def triton_dtype(expr: ast.AST | None, ctx: "FileContext") -> str | None:
@@ -186,15 +183,15 @@ class _Inference:
             return self._cast(conversion_target(call, ctx))
         if name in _CONSTRUCTORS:
             position = _CONSTRUCTORS[name]
-            dtype = _keyword(call, "dtype")
+            dtype = argument(call, "dtype")
             if dtype is None and len(call.args) > position:
                 dtype = call.args[position]
             return precision_of_dtype(triton_dtype(dtype, ctx))
         if name == TL + "dot":
-            acc = call.args[2] if len(call.args) > 2 else _keyword(call, "acc")
+            acc = call.args[2] if len(call.args) > 2 else argument(call, "acc")
             if acc is not None:
                 return self.of(acc)
-            out = _keyword(call, "out_dtype")
+            out = argument(call, "out_dtype")
             return Precision.WIDE if out is None else precision_of_dtype(triton_dtype(out, ctx))
         if name == TL + "where" and len(call.args) == 3:
             return self._binop(ast.Add(), [self.of(call.args[1]), self.of(call.args[2])])
@@ -242,7 +239,3 @@ def _one_of(values: list[Precision]) -> Precision:
     """A value that is one of ``values``: known only if they all agree."""
     first = values[0] if values else Precision.UNKNOWN
     return first if all(v is first for v in values) else Precision.UNKNOWN
-
-
-def _keyword(call: ast.Call, name: str) -> ast.expr | None:
-    return next((k.value for k in call.keywords if k.arg == name), None)

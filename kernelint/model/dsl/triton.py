@@ -33,12 +33,19 @@ ZEROS = TL + "zeros"
 FULL = TL + "full"
 WHERE = TL + "where"
 MAKE_TENSOR_DESCRIPTOR = TL + "make_tensor_descriptor"
+MAKE_BLOCK_PTR = TL + "make_block_ptr"
+ADVANCE = TL + "advance"
+ATOMIC_ADD = TL + "atomic_add"
 STATIC_RANGE = TL + "static_range"
 RANGE = TL + "range"
-HINTS = frozenset({TL + "multiple_of", TL + "max_contiguous", TL + "max_constancy", TL + "assume"})
+#: Calls that return their first argument with a compiler hint attached.
+VALUE_HINTS = frozenset({TL + "multiple_of", TL + "max_contiguous", TL + "max_constancy"})
+HINTS = VALUE_HINTS | {TL + "assume"}
+#: erf and its relatives: Triton checks their argument is fp32 or fp64 (``math._check_dtype``;
+#: libdevice dispatches only fp32 and fp64 symbols).
 ERF_FUNCTIONS = frozenset({
-    TL + "math.erf", TL + "math.erfc", TL + "erf",
-    TL + "extra.libdevice.erf", TL + "extra.libdevice.erfc",
+    TL + "erf", TL + "math.erf",
+    *(TL + f"extra.libdevice.{n}" for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv")),
 })
 ATOMICS = frozenset(TL + n for n in (
     "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and",
@@ -59,6 +66,9 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     FULL: ("shape", "value", "dtype"),
     PROGRAM_ID: ("axis",),
     MAKE_TENSOR_DESCRIPTOR: ("base", "shape", "strides", "block_shape"),
+    MAKE_BLOCK_PTR: ("base", "shape", "strides", "offsets", "block_shape", "order"),
+    ADVANCE: ("base", "offsets"),
+    ATOMIC_ADD: ("pointer", "val", "mask", "sem", "scope"),
     AUTOTUNE: ("configs", "key", "prune_configs_by", "reset_to_zero", "restore_value",
                "pre_hook", "post_hook", "warmup", "rep", "use_cuda_graph", "do_bench"),
     HEURISTICS: ("values",),
