@@ -1,0 +1,126 @@
+"""Reading and parsing one checked file safely: whatever sits at the path (a FIFO, a device, a
+huge file) and whatever it holds (NUL bytes, syntax of a newer Python, nesting the parser cannot
+take), the result is bytes, a tree, or one clear reason why not. Never an exception, never a
+hang, never gigabytes of memory.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import stat
+import sys
+import warnings
+
+#: Files larger than this are not checked. The biggest ``.py`` file of CPython's standard
+#: library and of a torch + triton + cutlass environment is under 2 MB; parsing costs about
+#: 250 times a file's size in memory (a 50 MB file took 12 GB), so the bound keeps one file
+#: under about 3 GB whatever is handed to kernelint.
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+class Unreadable(Exception):
+    """A file that cannot be checked; ``str()`` says why, in a few words."""
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of the regular file at ``path``. Opening does not block (a FIFO named ``x.py``
+    has no writer), and anything but a regular file of at most MAX_FILE_BYTES is refused."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as error:
+        raise Unreadable(f"cannot read file: {error.strerror or error}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Unreadable("cannot read file: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise Unreadable(_too_large(info.st_size))
+        chunks = []
+        size = 0
+        while True:  # read to the end, not to st_size: the file may be growing
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise Unreadable(_too_large(size))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as error:
+        raise Unreadable(f"cannot read file: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+
+
+def _too_large(size: int) -> str:
+    return (f"file not checked: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB "
+            f"({size:,} bytes or more)")
+
+
+def too_large_text(source: str) -> str | None:
+    """The reason a text handed over by a front end (flake8, pylint) is not checked, or None."""
+    if len(source) > MAX_FILE_BYTES:
+        return _too_large(len(source.encode("utf-8", errors="replace")))
+    return None
+
+
+class ParseFailure(Exception):
+    """``ast.parse`` failed. ``syntax`` says whether CPython's parser rejects the text (KL001)
+    rather than kernelint giving up for lack of memory (KL002); ``line`` and ``column`` are
+    1-based."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1, syntax: bool = True):
+        super().__init__(message)
+        self.message, self.line, self.column, self.syntax = message, line, column, syntax
+
+
+def parse(source: str, path: str) -> ast.Module:
+    """The tree of ``source``, or ParseFailure with a message a user can act on."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source, filename=path)
+    except SyntaxError as error:
+        line = error.lineno or 1
+        column = max(error.offset or 1, 1)
+        raise ParseFailure(syntax_message(error), line, column) from None
+    except ValueError as error:  # e.g. NUL bytes on some Python versions
+        raise ParseFailure(f"file does not parse: {error}") from None
+    except RecursionError:
+        raise ParseFailure("file does not parse: nested too deeply for Python's parser") from None
+    except MemoryError as error:
+        if str(error):  # a real allocation failure names nothing; the parser's own says why
+            raise ParseFailure(f"file does not parse: {error}") from None
+        if len(source) < 1024 * 1024:  # CPython raises a bare MemoryError when its stack overflows
+            raise ParseFailure("file does not parse: nested too deeply for Python's parser") from None
+        raise ParseFailure("file not checked: out of memory while parsing", syntax=False) from None
+
+
+#: Syntax a newer Python accepts that the running one rejects: (version needed, PEP, what,
+#: pattern on the line the error is reported at, pattern on the error message).
+_NEWER_SYNTAX = (
+    ((3, 11), 654, "`except*`", re.compile(r"^\s*except\s*\*"), None),
+    ((3, 12), 695, "type parameters", re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\["), None),
+    ((3, 12), 695, "`type` aliases", re.compile(r"^\s*type\s+\w+\s*(\[|=)"), None),
+    ((3, 12), 701, "f-strings that reuse their quote or hold backslashes or comments in braces",
+     re.compile(r"(?i)(^|[^\w])(rf|fr|f)('|\")"),
+     re.compile(r"^(f-string|unterminated string literal|unexpected character after line continuation)")),
+    ((3, 14), 758, "`except A, B:` without parentheses", None,
+     re.compile(r"multiple exception types must be parenthesized")),
+)
+
+
+def syntax_message(error: SyntaxError, running: tuple[int, int] = sys.version_info[:2]) -> str:
+    """``file does not parse: MSG``, naming the Python version needed when the failing line
+    uses syntax that a newer Python accepts (PEP 695 type parameters, PEP 701 f-strings ...)."""
+    message = f"file does not parse: {error.msg}"
+    text = error.text or ""
+    for needed, pep, what, on_line, on_message in _NEWER_SYNTAX:
+        if running >= needed:
+            continue
+        if (on_line is None or on_line.search(text)) and (on_message is None or on_message.search(error.msg or "")):
+            version = f"{needed[0]}.{needed[1]}"
+            return (f"file does not parse under Python {running[0]}.{running[1]}: {error.msg} "
+                    f"({what} need Python {version} or newer, PEP {pep}; run kernelint with "
+                    f"Python {version}+ to check this file)")
+    return message
