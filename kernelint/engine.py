@@ -6,7 +6,7 @@ import ast
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from kernelint.findings import Finding
@@ -150,7 +150,7 @@ def _apply_suppressions(path: str, source: str, findings: list[Finding], options
     kept = _unsuppressed(findings, suppressions, options.noqa_by_caller)
     if UNUSED_SUPPRESSION in options.codes:
         # Last, so that a KL003 can itself be silenced by naming KL003 in the same comment.
-        kept.extend(_unsuppressed(list(_unused(path, suppressions, options)), suppressions,
+        kept.extend(_unsuppressed(list(_unused(path, source, suppressions, options)), suppressions,
                                   options.noqa_by_caller))
     return sorted(set(kept))
 
@@ -173,18 +173,24 @@ def _named_rules(suppression) -> list[type[Rule]]:
     return [rule for rule in all_rules() if rule.code.startswith(suppression.key)]
 
 
-def _unused(path: str, suppressions, options: Options) -> Iterable[Finding]:
+def _unused(path: str, source: str, suppressions, options: Options) -> Iterable[Finding]:
+    from kernelint.edits import drop_suppression
+
+    lines = source.splitlines()
     for s in suppressions:
         if s.used or s.key is None or not (s.ours or s.key.startswith("KL")):
             continue  # a bare noqa, or another tool's code
         named = _named_rules(s)
+        line_text = lines[s.line - 1] if s.line <= len(lines) else ""
         if not named:
-            yield _tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
-                                f"suppression names unknown rule {s.key!r}")
+            yield replace(_tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
+                                        f"suppression names unknown rule {s.key!r}"),
+                          fix=drop_suppression(line_text, s.line, s.column, s.key, s.ours))
         elif any(rule.code in options.codes and rule.code != UNUSED_SUPPRESSION for rule in named):
             label = f"{named[0].code} ({named[0].name})" if len(named) == 1 else s.key
-            yield _tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
-                                f"unused suppression: {label} reports nothing here")
+            yield replace(_tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
+                                        f"unused suppression: {label} reports nothing here"),
+                          fix=drop_suppression(line_text, s.line, s.column, s.key, s.ours))
 
 
 def check_file(path: str, options: Options) -> list[Finding]:

@@ -3,7 +3,8 @@ configs or heuristics set."""
 from __future__ import annotations
 
 from kernelint.checkers.triton.helpers import SEED
-from kernelint.findings import Severity
+from kernelint.edits import remove_keyword
+from kernelint.findings import Fix, Severity
 from kernelint.rules import Report, Rule
 
 
@@ -63,10 +64,14 @@ On an H200 with triton 3.6.0, passing an autotuned meta-parameter at launch rais
                 continue
             for keyword in launch.node.keywords:
                 if keyword.arg in configs:
+                    edit = remove_keyword(launch.node, keyword, ctx.source.splitlines())
                     yield Report(
                         keyword,
                         f"`{keyword.arg}` is set by the autotune configs of `{kernel.name}`; passing "
                         "it at launch fails with `ValueError: Conflicting meta-parameters`",
+                        # Unsafe: the autotuner then picks the value, which may not be the one meant.
+                        fix=Fix(f"Drop `{keyword.arg}=` and let the autotuner choose it", (edit,), safe=False)
+                        if edit else None,
                     )
             for name, arg in launch.bound_arguments().items():
                 if name not in launch.keywords and (name in configs or name in kernel.heuristic_keys):
