@@ -6,7 +6,8 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.calls import argument
-from kernelint.model.cute import FROM_DLPACK, offset_view
+from kernelint.model.dsl.cute import FROM_DLPACK
+from kernelint.model.torch_views import offset_view
 from kernelint.rules import Report, Rule
 
 #: The smallest promise worth checking: vectorised (128-bit) copies need 16-byte alignment, and an

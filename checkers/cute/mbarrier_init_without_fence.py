@@ -6,33 +6,8 @@ import ast
 
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
-from kernelint.model.cute import (
-    is_mbarrier_init,
-    publishes_mbarrier_init,
-)
+from kernelint.model.cute import is_mbarrier_init, publishes_through_helpers
 from kernelint.rules import Report, Rule
-
-
-def _publishes(ctx, call: ast.Call, depth: int = 2) -> bool:
-    """``call`` syncs after barrier init, itself or in the body of a helper defined in this file."""
-    if publishes_mbarrier_init(ctx, call):
-        return True
-    if depth == 0:
-        return False
-    func = call.func
-    name = func.id if isinstance(func, ast.Name) else (
-        func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-        and func.value.id in ("self", "cls") else None
-    )
-    if name is None:
-        return False
-    helpers = [
-        d for d in ctx.nodes(ast.FunctionDef) + ctx.nodes(ast.AsyncFunctionDef) if d.name == name
-    ]
-    return any(
-        _publishes(ctx, inner, depth - 1)
-        for helper in helpers for inner in ast.walk(helper) if isinstance(inner, ast.Call)
-    )
 
 
 class MbarrierInitWithoutFence(Rule):
@@ -97,7 +72,7 @@ cute.arch.mbarrier_wait(mbar, 0)
         position = (node.lineno, node.col_offset)
         calls = [c for c in ast.walk(function) if isinstance(c, ast.Call) and c is not node]
         later = [c for c in calls if (c.lineno, c.col_offset) > position]
-        if any(_publishes(ctx, c) for c in later):
+        if any(publishes_through_helpers(ctx, c) for c in later):
             return
         yield Report(
             node,

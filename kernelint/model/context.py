@@ -145,6 +145,18 @@ class FileContext:
         kernel = self._kernel_by_node.get(id(function)) if function is not None else None
         return kernel if kernel is not None and (dsl is None or kernel.dsl == dsl) else None
 
+    def local_functions_called(self, call: ast.Call) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """The functions of this file that ``call`` may call: ``helper(...)`` by name, or
+        ``self.helper(...)`` / ``cls.helper(...)`` by method name (any class of the file)."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            name = func.id
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+            name = func.attr
+        else:
+            return []
+        return [d for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef) if d.name == name]
+
     def kernel_named(self, name: str) -> Kernel | None:
         matches = [k for k in self.kernels if k.name == name]
         return matches[0] if len(matches) == 1 else None

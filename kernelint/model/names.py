@@ -8,23 +8,7 @@ from __future__ import annotations
 
 import ast
 
-#: Re-exports and private module paths that mean the same public name.
-_CANONICAL_PREFIXES = (
-    ("triton.language.core.", "triton.language."),
-    ("triton.language.standard.", "triton.language."),
-    ("triton.language.extra.cuda.libdevice.", "triton.language.extra.libdevice."),
-    ("triton.language.extra.cuda.", "triton.language.extra.libdevice."),
-    ("triton.runtime.jit.jit", "triton.jit"),
-    ("triton.runtime.autotuner.autotune", "triton.autotune"),
-    ("triton.runtime.autotuner.heuristics", "triton.heuristics"),
-    ("triton.runtime.autotuner.Config", "triton.Config"),
-    ("triton.runtime.Config", "triton.Config"),
-    ("cutlass.cute.arch.mbar.", "cutlass.cute.arch."),
-    ("cutlass.cute.runtime.", "cutlass.cute.runtime."),
-    ("cutlass.base_dsl.typing.", "cutlass."),
-    ("cutlass.cutlass_dsl.", "cutlass."),
-    ("cuda.tile._", "cuda.tile."),
-)
+from kernelint.model.dsl import CANONICAL_PREFIXES as _CANONICAL_PREFIXES
 
 
 def canonical(qualname: str) -> str:

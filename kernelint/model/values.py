@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import threading
 from dataclasses import dataclass
 
 ScopeNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
@@ -84,25 +85,71 @@ BINDING_NODES = (
 )
 
 
+#: Folded integers wider than this are given up on: no kernel constant comes near it, and
+#: without a bound ``1 << (1 << 34)`` in a checked file would cost gigabytes.
+MAX_FOLD_BITS = 1024
+#: Expression nodes one outermost ``fold_int`` call may visit, names looked up through
+#: ``lookup`` included: a chain of names each used many times would otherwise cost
+#: exponential time.
+MAX_FOLD_STEPS = 10_000
+
+
+class _Budget(threading.local):
+    steps = 0
+    depth = 0
+
+
+_budget = _Budget()
+
+
 def fold_int(expr: ast.AST, lookup) -> int | None:
-    """Fold ``expr`` to an int using ``lookup(name_node) -> int | None`` for names."""
+    """Fold ``expr`` to an int using ``lookup(name_node) -> int | None`` for names; None when it
+    is not a constant, or when the value or the work would exceed the bounds above. Calls made
+    from inside ``lookup`` share the outermost call's step budget."""
+    if _budget.depth == 0:
+        _budget.steps = 0
+    _budget.depth += 1
+    try:
+        return _fold(expr, lookup)
+    finally:
+        _budget.depth -= 1
+
+
+def _fold(expr: ast.AST, lookup) -> int | None:
+    _budget.steps += 1
+    if _budget.steps > MAX_FOLD_STEPS:
+        return None
     if isinstance(expr, ast.Constant):
         value = expr.value
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value if value.bit_length() <= MAX_FOLD_BITS else None
+        return None
     if isinstance(expr, ast.Name):
         return lookup(expr)
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-        inner = fold_int(expr.operand, lookup)
+        inner = _fold(expr.operand, lookup)
         return -inner if inner is not None else None
     if isinstance(expr, ast.BinOp) and type(expr.op) in _FOLD:
-        left = fold_int(expr.left, lookup)
-        right = fold_int(expr.right, lookup)
-        if left is None or right is None:
+        left = _fold(expr.left, lookup)
+        if left is None:
+            return None
+        right = _fold(expr.right, lookup)
+        if right is None or _too_wide(expr.op, left, right):
             return None
         try:
-            if isinstance(expr.op, ast.Pow) and (right > 64 or right < 0):
-                return None
-            return _FOLD[type(expr.op)](left, right)
+            result = _FOLD[type(expr.op)](left, right)
         except (ZeroDivisionError, ValueError, OverflowError):
             return None
+        return result if result.bit_length() <= MAX_FOLD_BITS else None
     return None
+
+
+def _too_wide(op: ast.operator, left: int, right: int) -> bool:
+    """Whether ``left op right`` could exceed MAX_FOLD_BITS, judged before computing it."""
+    if isinstance(op, ast.Pow):
+        return right < 0 or right > 64 or left.bit_length() * right > MAX_FOLD_BITS
+    if isinstance(op, ast.LShift):
+        return right > MAX_FOLD_BITS or left.bit_length() + right > MAX_FOLD_BITS
+    if isinstance(op, ast.Mult):
+        return left.bit_length() + right.bit_length() > MAX_FOLD_BITS + 1
+    return False

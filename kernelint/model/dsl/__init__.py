@@ -21,6 +21,11 @@ KERNEL_DECORATORS: dict[str, str] = {
 #: Parameter annotations that make a parameter a compile-time constant, in any DSL.
 CONSTEXPR_ANNOTATIONS: frozenset[str] = frozenset().union(*(m.CONSTEXPR_ANNOTATIONS for m in DSLS.values()))
 
+#: (private or re-exported module path prefix, public prefix) pairs of every DSL.
+CANONICAL_PREFIXES: tuple[tuple[str, str], ...] = tuple(
+    pair for module in DSLS.values() for pair in module.CANONICAL_PREFIXES
+)
+
 #: Substrings of a file's text without which it cannot define or launch a kernel of any DSL.
 SOURCE_MARKERS: tuple[str, ...] = tuple(marker for m in DSLS.values() for marker in m.SOURCE_MARKERS)
 

@@ -5,6 +5,13 @@ from __future__ import annotations
 IMPORT_ROOTS = ("cutlass",)
 SOURCE_MARKERS = ("cutlass",)
 
+#: Re-exports and private module paths that mean the same public name.
+CANONICAL_PREFIXES = (
+    ("cutlass.cute.arch.mbar.", "cutlass.cute.arch."),
+    ("cutlass.base_dsl.typing.", "cutlass."),
+    ("cutlass.cutlass_dsl.", "cutlass."),
+)
+
 ARCH = "cutlass.cute.arch."
 PRIMS = "cutlass.experimental.primitives."
 

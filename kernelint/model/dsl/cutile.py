@@ -8,6 +8,9 @@ SOURCE_MARKERS = ("cuda.tile", "cuda import tile")
 
 CT = "cuda.tile."
 
+#: ``cuda.tile._stub.load`` and friends are the public ``cuda.tile.load``.
+CANONICAL_PREFIXES = (("cuda.tile._stub.", "cuda.tile."), ("cuda.tile._", "cuda.tile."))
+
 KERNEL = CT + "kernel"
 FUNCTION = CT + "function"
 KERNEL_DECORATORS = frozenset({KERNEL})
@@ -20,7 +23,24 @@ NUM_BLOCKS = CT + "num_blocks"
 LOAD = CT + "load"
 STORE = CT + "store"
 MMA = CT + "mma"
+MATMUL = CT + "matmul"
 ASTYPE = CT + "astype"
+FULL = CT + "full"
+ZEROS = CT + "zeros"
+ONES = CT + "ones"
+ARANGE = CT + "arange"
+CDIV = CT + "cdiv"
+TANH = CT + "tanh"
+#: cuTile has no erf (cuda-tile 1.7.0: no ``erf`` in ``cuda.tile`` or its ``_stub.py``); kernels
+#: that need it write a polynomial of their own, so KL104's dtype check has nothing to read here.
+ERF_FUNCTIONS: frozenset[str] = frozenset()
+
+#: Functions whose result has the shape and dtype of their first argument (``_stub.py``).
+SAME_TILE_FUNCTIONS = frozenset(CT + n for n in (
+    "reshape", "permute", "transpose", "broadcast_to", "expand_dims", "extract",
+))
+#: The same operations as ``Tile`` methods (``x.reshape(...)``, ``x.astype(...)``).
+TILE_METHODS = frozenset({"reshape", "permute", "transpose", "extract", "astype"})
 
 SIGNATURES: dict[str, tuple[str, ...]] = {
     LAUNCH: ("stream", "grid", "kernel", "kernel_args"),
@@ -28,5 +48,28 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     STORE: ("array", "index", "tile"),
     BID: ("axis",),
     MMA: ("x", "y", "acc"),
+    MATMUL: ("x", "y"),
     ASTYPE: ("x", "dtype"),
+    FULL: ("shape", "fill_value", "dtype"),
+    ZEROS: ("shape", "dtype"),
+    ONES: ("shape", "dtype"),
+    CT + "reshape": ("x", "shape"),
 }
+
+#: ``ct.function(host=..., tile=...)``: with ``host=True`` the function is host code.
+FUNCTION_SIGNATURE = ("func", "host", "tile")
+
+#: Element types (``ct.float32``, ...; ``_datatype.py``). ``tfloat32`` is the tensor-core input
+#: type an explicit ``ct.astype(x, ct.tfloat32)`` selects; ``ct.mma`` on ``float32`` tiles
+#: multiplies in full fp32.
+FLOAT_TYPES = frozenset({
+    "float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn", "float8_e5m2",
+    "float8_e8m0fnu", "float4_e2m1fn",
+})
+INT_TYPES = frozenset({f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"bool_"})
+DTYPES = FLOAT_TYPES | INT_TYPES
+
+#: A launch grid is a tuple of at most this many block counts (``_cext.launch``: ``TypeError:
+#: Grid must be a tuple``; ``ValueError: Grid dimensions must be at most 3``); shorter tuples are
+#: padded with 1s.
+MAX_GRID_DIMS = 3

@@ -6,6 +6,19 @@ SOURCE_MARKERS = ("triton",)
 
 TL = "triton.language."
 
+#: Re-exports and private module paths that mean the same public name.
+CANONICAL_PREFIXES = (
+    ("triton.language.core.", "triton.language."),
+    ("triton.language.standard.", "triton.language."),
+    ("triton.language.extra.cuda.libdevice.", "triton.language.extra.libdevice."),
+    ("triton.language.extra.cuda.", "triton.language.extra.libdevice."),
+    ("triton.runtime.jit.jit", "triton.jit"),
+    ("triton.runtime.autotuner.autotune", "triton.autotune"),
+    ("triton.runtime.autotuner.heuristics", "triton.heuristics"),
+    ("triton.runtime.autotuner.Config", "triton.Config"),
+    ("triton.runtime.Config", "triton.Config"),
+)
+
 JIT = "triton.jit"
 AUTOTUNE = "triton.autotune"
 HEURISTICS = "triton.heuristics"

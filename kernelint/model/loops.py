@@ -1,0 +1,115 @@
+"""Loop facts for pipelined kernels: what a loop assigns, which index wraps around a ring
+(``% stages``) and whether a loop runs at most a given number of times."""
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+
+
+def _body_nodes(loop: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``loop``'s body and ``else``, not descending into nested functions."""
+    stack = [*getattr(loop, "body", ()), *getattr(loop, "orelse", ())]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def assigned_in(loop: ast.AST, name: str) -> list[ast.AST]:
+    """Statements in ``loop`` that (re)bind ``name``: assignments, augmented assignments,
+    walrus, nested ``for`` targets and ``with ... as``."""
+    found = []
+    for node in _body_nodes(loop):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor)):
+            targets = [node.target]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets = [node.optional_vars]
+        if any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target)):
+            found.append(node)
+    return found
+
+
+def _is_mod(node: ast.AST) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+
+
+def _varies_in(loop: ast.AST, expr: ast.expr) -> bool:
+    """True when some name in ``expr`` is the loop's own target or is rebound inside it."""
+    target = getattr(loop, "target", None)  # a while loop has none
+    own = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
+    return any(
+        isinstance(n, ast.Name) and (n.id in own or assigned_in(loop, n.id)) for n in ast.walk(expr)
+    )
+
+
+def ring_modulus(loop: ast.AST, index: ast.expr) -> ast.expr | None:
+    """When ``index`` (a barrier or buffer index expression) wraps around a ring inside ``loop``,
+    the ring size expression (``s % NUM_STAGES`` -> ``NUM_STAGES``; for a reset, the compared
+    bound). The index wraps when it holds ``k % N`` with ``k`` changing in the loop, or names a
+    variable that the loop binds to a ``% N`` expression (``s = k % N``, ``s = (s + 1) % N``,
+    ``s %= N``) or resets to zero (``if s == N: s = 0``)."""
+    for node in ast.walk(index):
+        if _is_mod(node) and _varies_in(loop, node.left):
+            return node.right
+    for node in ast.walk(index):
+        if not isinstance(node, ast.Name):
+            continue
+        for stmt in assigned_in(loop, node.id):
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Mod):
+                return stmt.value
+            value = getattr(stmt, "value", None)
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and value is not None:
+                mod = next((n for n in ast.walk(value) if _is_mod(n)), None)
+                if mod is not None:
+                    return mod.right
+        bound = _reset_bound(loop, node.id)
+        if bound is not None:
+            return bound
+    return None
+
+
+def _reset_bound(loop: ast.AST, name: str) -> ast.expr | None:
+    """``N`` of an ``if name == N: name = 0`` (or ``>=``) reset of a ring index in ``loop``."""
+    for node in _body_nodes(loop):
+        if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+            continue
+        test = node.test
+        if not (isinstance(test.left, ast.Name) and test.left.id == name
+                and isinstance(test.ops[0], (ast.Eq, ast.GtE))):
+            continue
+        if any(
+            isinstance(stmt, ast.Assign) and _is_zero(stmt.value)
+            and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+            for stmt in node.body
+        ):
+            return test.comparators[0]
+    return None
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Call) and len(expr.args) == 1:  # cutlass.Int32(0)
+        expr = expr.args[0]
+    return isinstance(expr, ast.Constant) and expr.value == 0
+
+
+def trip_count_at_most(ctx: "FileContext", loop: ast.AST, bound: ast.expr) -> bool:
+    """True when ``loop`` is shown to run no more than ``bound`` times: ``for _ in range(N)``
+    over the same ``N`` (spelled alike, or both folding to ints with the count not larger)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.iter, ast.Call):
+        return False
+    args = loop.iter.args
+    if len(args) != 1:
+        return False
+    if ast.dump(args[0]) == ast.dump(bound):
+        return True
+    count, limit = ctx.resolve_int(args[0]), ctx.resolve_int(bound)
+    return count is not None and limit is not None and count <= limit
+
