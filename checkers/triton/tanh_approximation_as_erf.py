@@ -7,6 +7,7 @@ import re
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
+from kernelint.model import dataflow
 from kernelint.rules import Report, Rule
 
 #: Constants that only occur in the tanh approximation of GELU: the cubic coefficient, and the
@@ -41,42 +42,6 @@ def _is_tanh_gelu_constant(node: ast.AST) -> bool:
         and isinstance(node.value, float)
         and any(abs(node.value - c) <= 1e-6 * c for c in _TANH_GELU_CONSTANTS)
     )
-
-
-def _statement_of(node: ast.AST, ctx) -> ast.stmt | None:
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, ast.stmt):
-            return ancestor
-    return None
-
-
-def _targets(statement: ast.stmt) -> set[str]:
-    targets = []
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
-        targets = [statement.target]
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-
-
-def _names_downstream(statement: ast.stmt, function: ast.AST) -> set[str]:
-    """Variables the statement assigns, and those assigned from them, a few steps on."""
-    found = _targets(statement)
-    frontier = set(found)
-    assignments = [s for s in ast.walk(function) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))]
-    for _ in range(_FOLLOW_DEPTH):
-        step = set()
-        for assignment in assignments:
-            value = assignment.value
-            if value is not None and any(
-                isinstance(n, ast.Name) and n.id in frontier for n in ast.walk(value)
-            ):
-                step |= _targets(assignment) - found
-        if not step:
-            break
-        found |= step
-        frontier = step
-    return found
 
 
 def _chosen_by_tanh_switch(node: ast.AST, ctx) -> bool:
@@ -152,8 +117,8 @@ If the tanh approximation is what you want, name it so (`gelu_tanh`).
                 function_words |= _words(ancestor.name)
         if function_words & _APPROXIMATE_WORDS or _chosen_by_tanh_switch(node, ctx):
             return
-        statement = _statement_of(node, ctx)
-        variables = _names_downstream(statement, function) if statement is not None else set()
+        statement = ctx.statement_of(node)
+        variables = dataflow.names_assigned_downstream(statement, function, _FOLLOW_DEPTH) if statement is not None else set()
         variable_words = set().union(*map(_words, variables)) if variables else set()
         meant = (function_words & _EXACT_WORDS) | (variable_words & _EXACT_VARIABLE_WORDS)
         if meant:

@@ -132,6 +132,13 @@ class FileContext:
                 return ancestor
         return self.tree
 
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The innermost statement that contains ``node``."""
+        for ancestor in ancestors(node):
+            if isinstance(ancestor, ast.stmt):
+                return ancestor
+        return None
+
     def function_of(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         for ancestor in ancestors(node):
             if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):

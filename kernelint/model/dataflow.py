@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from kernelint.model.calls import argument
+from kernelint.model.values import assigned_names
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -259,3 +260,22 @@ def accumulates_dot(ctx: "FileContext", loop: ast.AST) -> bool:
                 ):
                     return True
     return False
+
+
+def names_assigned_downstream(statement: ast.stmt, function: ast.AST, steps: int = 4) -> set[str]:
+    """Variables ``statement`` assigns, and those assigned from them, up to ``steps`` assignments
+    on, within ``function`` (what a value computed here is called later)."""
+    found = assigned_names(statement)
+    frontier = set(found)
+    assignments = [s for s in ast.walk(function) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))]
+    for _ in range(steps):
+        step = set()
+        for assignment in assignments:
+            value = assignment.value
+            if value is not None and any(isinstance(n, ast.Name) and n.id in frontier for n in ast.walk(value)):
+                step |= assigned_names(assignment) - found
+        if not step:
+            break
+        found |= step
+        frontier = step
+    return found

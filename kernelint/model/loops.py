@@ -6,6 +6,8 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kernelint.model.values import assigned_names
+
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
@@ -23,18 +25,7 @@ def _body_nodes(loop: ast.AST) -> Iterator[ast.AST]:
 def assigned_in(loop: ast.AST, name: str) -> list[ast.AST]:
     """Statements in ``loop`` that (re)bind ``name``: assignments, augmented assignments,
     walrus, nested ``for`` targets and ``with ... as``."""
-    found = []
-    for node in _body_nodes(loop):
-        targets: list[ast.AST] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor)):
-            targets = [node.target]
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            targets = [node.optional_vars]
-        if any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target)):
-            found.append(node)
-    return found
+    return [node for node in _body_nodes(loop) if name in assigned_names(node)]
 
 
 def _is_mod(node: ast.AST) -> bool:

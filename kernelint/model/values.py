@@ -79,6 +79,18 @@ def bindings(node: ast.AST):
     return found
 
 
+def assigned_names(node: ast.AST) -> set[str]:
+    """Names ``node`` binds in the scope it runs in: assignment targets, loop and ``with``
+    targets, a ``def``'s or ``class``'s own name; not a function's parameters."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, ast.Lambda):
+        return set()
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return {name for name, _ in bindings(node)}
+
+
 BINDING_NODES = (
     ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
     ast.comprehension, ast.withitem, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
