@@ -6,7 +6,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
-from kernelint.model import dataflow
+from kernelint.model import dataflow, programs
 from kernelint.model.reaching import value_at
 from kernelint.rules import Report, Rule
 
@@ -27,6 +27,16 @@ Flags the launch of an `@triton.autotune` kernel whose grid is computed from a h
 host argument named like a tile size the autotune configs set (`BLOCK_M`), instead of from the
 `META` dict the grid callable receives. Names computed from such a variable
 (`num_blocks = triton.cdiv(n, BLOCK)`) are followed.
+
+It also flags a grid that never reads `META` at all (a tuple, or a grid function that ignores
+its argument), whatever host value it came from (a constant under another name, a config dict,
+an SM count), when the kernel is not persistent and scales its program index by a tuned
+constexpr (`tl.program_id(0) * BLOCK_SIZE`): one program per tile of the tuned size.
+
+It stays silent for persistent kernels, which loop over tiles by the program count
+(`range(pid, n_tiles, tl.num_programs(0))`, `tl.range(start_pid, num_tiles, NUM_SMS)`), for
+kernels whose program index is not scaled by a tuned size (one row per program), and for grids
+read from the autotuner's choice (`kernel.best_config`).
 
 ## Why is this bad?
 The kernel runs with the tile size of the chosen config, but the number of programs was fixed on
@@ -60,6 +70,7 @@ scale_kernel[grid](x, y, n)
                 continue
             passed = set(launch.bound_arguments())
             tuned = {key.upper(): key for key in autotune.config_keys - passed}
+            reported = False
             for name, how in self._host_tile_names(ctx, launch.grid, tuned):
                 yield Report(
                     launch.grid,
@@ -67,7 +78,55 @@ scale_kernel[grid](x, y, n)
                     f"autotune configs choose `{tuned[name.upper()]}`: compute the grid from "
                     f"`META['{tuned[name.upper()]}']` in a `lambda META: ...` grid",
                 )
+                reported = True
                 break
+            key = None if reported else self._tile_key_of_fixed_grid(ctx, launch, set(tuned.values()))
+            if key is not None:
+                yield Report(
+                    launch.grid,
+                    f"the grid of autotuned `{launch.kernel.name}` is fixed on the host, but each "
+                    f"program handles `tl.program_id * {key}` and the autotune configs choose "
+                    f"`{key}`: compute the grid from `META['{key}']` in a `lambda META: ...` grid",
+                )
+
+    @staticmethod
+    def _tile_key_of_fixed_grid(ctx, launch, tuned_keys):
+        """The tuned key that scales the program index in a non-persistent kernel whose grid never
+        reads META (a tuple, or a callable that ignores its argument); None otherwise."""
+        kernel = launch.kernel
+        constexprs = kernel.constexpr_names(ctx.qualname)
+        keys = [
+            size.id for _, size in programs.program_scalings(ctx, kernel)
+            if size.id in tuned_keys and size.id in constexprs
+        ]
+        if not keys or not GridIgnoresAutotune._ignores_meta(ctx, launch.grid):
+            return None
+        if programs.is_persistent(ctx, kernel):
+            return None
+        return keys[0]
+
+    @staticmethod
+    def _ignores_meta(ctx, grid):
+        """The grid is certainly computed without the META dict: a tuple or list (directly or
+        through one assignment), or a lambda/function that never reads its parameter. Grids
+        read from the autotuner (``kernel.best_config``) are tuned values, not fixed ones."""
+        value = value_at(ctx, grid) if isinstance(grid, ast.Name) else grid
+        if isinstance(grid, ast.Name) and value is None:
+            definitions = ctx.definitions(grid.id, grid)
+            if len(definitions) == 1 and isinstance(definitions[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                value = definitions[0].node
+        if isinstance(value, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = [a.arg for a in (*value.args.posonlyargs, *value.args.args, *value.args.kwonlyargs)]
+            if value.args.vararg or value.args.kwarg:
+                return False
+            body = [value.body] if isinstance(value, ast.Lambda) else value.body
+            reads = {n.id for part in body for n in ast.walk(part) if isinstance(n, ast.Name)}
+            return bool(params) and not reads & set(params)
+        if not isinstance(value, (ast.Tuple, ast.List)):
+            return False
+        return dataflow.reaches(
+            ctx, value, lambda n: isinstance(n, ast.Attribute) and n.attr in ("best_config", "cache")
+        ) is None
 
     @staticmethod
     def _host_tile_names(ctx, grid, tuned):

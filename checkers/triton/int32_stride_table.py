@@ -188,11 +188,17 @@ class Int32StrideTable(Rule):
 ## What it does
 Flags host code that builds a tensor of strides or addresses with `dtype=torch.int32`
 (`torch.tensor([a.stride(0) for a in As], dtype=torch.int32)`, also `.to(torch.int32)` and
-`.int()`, and lists named `*stride*` or grown from `.stride()`, `.data_ptr()`,
-`.storage_offset()`) when that tensor is passed to a Triton kernel launched in the same file.
+`.int()`) when that tensor is passed to a Triton kernel launched in the same file. The data
+counts as strides when it is built from `.stride()`, `.data_ptr()` or `.storage_offset()`, or
+from names meaning a stride or a BLAS leading dimension (`stride_am`, `lda`, `ldb`, `g_lds`),
+however the list was filled: a literal or comprehension, `append`, `extend`, `insert` or `+=`.
+It also flags int32 tables of element offsets: prefix sums of element counts (`t.numel()`,
+`m * k`), taken with `.cumsum()`, `itertools.accumulate` or a running total appended in a loop,
+which locate tensors packed one after another in one buffer.
 
-It stays silent for int32 tensors of anything else (token ids, counts, sequence lengths, cu_seqlens),
-and when the kernel converts every value it loads from the table to `tl.int64` right away.
+It stays silent for int32 tensors of anything else (token ids, counts, sequence lengths, and
+prefix sums of row or token counts such as `cu_seqlens`), and when the kernel converts every
+value it loads from the table to `tl.int64` right away.
 
 ## Why is this bad?
 A stride loaded from an int32 table is an int32 scalar in the kernel, so `rows * stride` is
@@ -232,7 +238,11 @@ instead, without any error.
         launch, param = ctx.launch_receiving(node)
         if launch is None or (param is not None and _widened_in_kernel(param, launch.kernel, ctx)):
             return
-        yield Report(node, f"strides/addresses stored as torch.int32 and passed to `{launch.kernel.name}`: "
-                           f"`index * stride` wraps past 2^31 elements; use dtype=torch.int64",
+        if _holds_strides(data, ctx):
+            what, why = "strides/addresses", "`index * stride` wraps past 2^31 elements"
+        else:
+            what, why = "element offsets (prefix sums of sizes)", "offsets past 2^31 elements wrap"
+        yield Report(node, f"{what} stored as torch.int32 and passed to `{launch.kernel.name}`: "
+                           f"{why}; use dtype=torch.int64",
                      fix=_int64_fix(node, ctx))
 
