@@ -200,7 +200,7 @@ def _check_stdin(args, rules, sources):
     sources.add(name, source)
     if args.force_exclude and args.stdin_filename and is_excluded(settings, Path(name)):
         return name, [], source, None
-    options = options_for(name, settings)
+    options = options_for(name, settings, force_exclude=False)
     return name, check_source(name, source, options), source, options
 
 

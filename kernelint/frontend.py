@@ -26,7 +26,7 @@ def _settings_near(directory: Path) -> tuple[Settings, frozenset[str]]:
     return settings, selected_codes(settings, all_rules())
 
 
-def options_for(filename: str, settings: Settings | None = None) -> Options:
+def options_for(filename: str, settings: Settings | None = None, force_exclude: bool = True) -> Options:
     """The options ``kernelint check --force-exclude`` uses for ``filename``: its nearest
     configuration's selection less its per-file ignores, nothing when it is excluded. The
     editor plugins run this because an editor names files one at a time, as pre-commit does."""
@@ -38,7 +38,7 @@ def options_for(filename: str, settings: Settings | None = None) -> Options:
         settings, selected = _settings_near(directory)
     else:
         selected = selected_codes(settings, all_rules())
-    if filename not in STDIN_NAMES and is_excluded(settings, path):
+    if force_exclude and filename not in STDIN_NAMES and is_excluded(settings, path):
         return Options(frozenset(), settings.target_arch)
     return Options(codes_for_file(settings, selected, path, all_rules()), settings.target_arch)
 

@@ -1,0 +1,147 @@
+"""The CLI, the flake8 plugin and the pylint plugin agree on a project with excludes and
+per-file ignores; pylint loads kernelint beside other plugins; flake8 owns ``# noqa``."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelint.rules import all_rules, pylint_message
+from test_cli import write
+
+pytest.importorskip("flake8")
+pytest.importorskip("pylint")
+
+STALE = "import triton\n\nx = 1  # noqa: KL002\n"  # KL003 at 3
+ERF = (
+    "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+    "def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+    "    tl.store(x_ptr + offs, tl.math.erf(x), mask=offs < n)  # noqa: KL104\n"
+)
+PROJECT = {
+    "pyproject.toml": (
+        "[project]\nname = 'demo'\n\n"
+        "[tool.kernelint]\n"
+        'exclude = ["generated/", "*_pb2.py", "./scratch.py"]\n'
+        'per-file-ignores = { "tests/**" = ["KL003"], "legacy.py" = ["unused-suppression"] }\n'
+    ),
+    "kernels/stale.py": STALE,
+    "kernels/sub/stale.py": STALE,
+    "tests/test_stale.py": STALE,
+    "generated/stale.py": STALE,
+    "kernels/api_pb2.py": STALE,
+    "scratch.py": STALE,
+    "kernels/scratch.py": STALE,  # ./scratch.py is anchored: this one is checked
+    "legacy.py": STALE,
+    "kernels/legacy.py": STALE,  # legacy.py has no slash: matches at any depth
+}
+EXPECTED = {"kernels/stale.py", "kernels/sub/stale.py", "kernels/scratch.py"}
+
+
+def _run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True,
+                            input=stdin, timeout=600)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def cli_paths(root: Path, *args: str, stdin: str | None = None) -> set[tuple[str, int, str]]:
+    result = _run("kernelint", "check", "--format", "json", "--no-cache", *args, cwd=root, stdin=stdin)
+    assert result.returncode in (0, 1), result.stderr
+    return {(f["path"], f["line"], f["code"]) for f in json.loads(result.stdout)}
+
+
+def flake8_paths(root: Path, *args: str, stdin: str | None = None) -> set[tuple[str, int, str]]:
+    result = _run("flake8", "--isolated", "--select", "KL", "--format", "%(path)s|%(row)d|%(code)s", *args,
+                  cwd=root, stdin=stdin)
+    assert result.returncode in (0, 1), result.stderr
+    found = set()
+    for line in result.stdout.splitlines():
+        path, row, code = line.rsplit("|", 2)
+        found.add((path.removeprefix("./"), int(row), code))
+    return found
+
+
+def pylint_paths(root: Path, *args: str, stdin: str | None = None) -> set[tuple[str, int, str]]:
+    result = _run("pylint", "--load-plugins=kernelint.pylint_plugin", "--disable=all",
+                  "--enable=kernelint-unused-suppression,erf-needs-fp32", "--output-format=json2",
+                  "--persistent=n", *args, cwd=root, stdin=stdin)
+    assert result.returncode & 1 == 0 and result.returncode & 32 == 0, result.stderr
+    codes = {"kernelint-unused-suppression": "KL003", "erf-needs-fp32": "KL104"}
+    return {(m["path"], m["line"], codes[m["symbol"]]) for m in json.loads(result.stdout)["messages"]}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    return write(tmp_path_factory.mktemp("frontends"), PROJECT)
+
+
+def test_directory_walk_agrees(project):
+    expected = {(path, 3, "KL003") for path in EXPECTED}
+    assert cli_paths(project, ".") == expected
+    assert flake8_paths(project, ".") == expected
+    assert pylint_paths(project, "--recursive=y", ".") == expected
+
+
+def test_files_named_one_by_one_agree(project):
+    """How pre-commit and editors call the tools: every file by name. flake8 and pylint apply
+    `exclude` to such files, and so does the CLI with --force-exclude."""
+    files = sorted(name for name in PROJECT if name.endswith(".py"))
+    expected = {(path, 3, "KL003") for path in EXPECTED}
+    assert cli_paths(project, "--force-exclude", *files) == expected
+    assert flake8_paths(project, *files) == expected
+    assert pylint_paths(project, *files) == expected
+    # Without --force-exclude a file named on the command line is checked (as ruff does).
+    assert ("generated/stale.py", 3, "KL003") in cli_paths(project, "generated/stale.py")
+
+
+def test_every_front_end_runs_from_a_subdirectory(project):
+    expected = {("stale.py", 3, "KL003"), ("sub/stale.py", 3, "KL003"), ("scratch.py", 3, "KL003")}
+    root = project / "kernels"
+    assert cli_paths(root, ".") == expected
+    assert flake8_paths(root, ".") == expected
+
+
+def test_pylint_loads_beside_other_plugins(tmp_path):
+    for plugin in ("pylint_django", "pylint_pytest", "pylint_pydantic"):
+        pytest.importorskip(plugin)
+    write(tmp_path, {"mod.py": STALE})
+    plugins = "pylint_django,pylint_pytest,pylint_pydantic,kernelint.pylint_plugin"
+    result = _run("pylint", f"--load-plugins={plugins}", "--disable=all",
+                  "--enable=kernelint-unused-suppression", "--persistent=n", "mod.py", cwd=tmp_path)
+    assert result.returncode == 4, result.stdout + result.stderr  # a warning, no fatal or usage error
+    assert "mod.py:3:7: W7103: unused suppression" in result.stdout
+
+    listed = _run("pylint", f"--load-plugins={plugins},{_all_extensions()}", "--list-msgs-enabled",
+                  "--persistent=n", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    ids = set(re.findall(r"\(([CRWEIF]\d{4})\)", listed.stdout))
+    ours = {pylint_message(rule)[0] for rule in all_rules() if rule.code != "KL001"}
+    assert ours <= ids
+    assert not {i[1:3] for i in ids - ours} & {i[1:3] for i in ours}, "a checker id is shared"
+
+
+def _all_extensions() -> str:
+    import pkgutil
+
+    import pylint.extensions
+
+    return ",".join(f"pylint.extensions.{m.name}" for m in pkgutil.iter_modules(pylint.extensions.__path__)
+                    if not m.name.startswith("_"))
+
+
+def test_flake8_applies_noqa_itself(tmp_path):
+    """`# noqa` is flake8's to apply: --disable-noqa shows what it hides; kernelint's own
+    directive still applies."""
+    directive = ERF.replace("# noqa: KL104", "# kernelint: disable=KL104")
+    write(tmp_path, {"noqa.py": ERF, "directive.py": directive})
+    assert flake8_paths(tmp_path, "noqa.py", "directive.py") == set()
+    assert flake8_paths(tmp_path, "--disable-noqa", "noqa.py", "directive.py") == {("noqa.py", 9, "KL104")}
+    assert cli_paths(tmp_path, "noqa.py", "directive.py") == set()
+    assert pylint_paths(tmp_path, "noqa.py", "directive.py") == set()
