@@ -28,7 +28,7 @@ def precision_at(body: str, name: str) -> Precision:
               and isinstance(n.func, ast.Name) and n.func.id == "probe"]
     argument = probes[-1].args[0]
     assert isinstance(argument, ast.Name) and argument.id == name
-    return precision_of(argument, ctx)
+    return precision_of(ctx, argument)
 
 
 @pytest.mark.parametrize("statement, expected", [

@@ -91,7 +91,7 @@ fp16` on an H200 (triton 3.6.0), and with the same `ValueError` under `TRITON_IN
         argument = _erf_argument(node, ctx)
         if argument is None:
             return
-        precision = precision_of(argument, ctx)
+        precision = precision_of(ctx, argument)
         if precision is Precision.LOW:
             yield Report(node, "erf of a fp16/bf16 value does not compile: Triton's erf accepts only "
                                "fp32/fp64; upcast with `.to(tl.float32)`", fix=_upcast_fix(argument, ctx))

@@ -71,12 +71,12 @@ the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and retur
     def check(self, node, ctx):
         if ctx.kernel_of(node, "triton") is None:
             return
-        target = conversion_target(node, ctx)
+        target = conversion_target(ctx, node)
         if target is None:
             return
         for value in ctx.values_of(target):
             if ctx.is_call(value, triton.POINTER_TYPE) and value.args:
-                element = triton_dtype(value.args[0], ctx)
+                element = triton_dtype(ctx, value.args[0])
                 if element in _FLOAT_DTYPES:
                     yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`: tensors of "
                                        f"any other dtype are read and written at the wrong addresses; take "

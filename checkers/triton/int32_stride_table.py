@@ -62,13 +62,13 @@ def _int32_table(call: ast.Call, ctx) -> tuple[ast.expr, bool] | None:
     func = call.func
     if ctx.call_name(call) in _TENSOR_CONSTRUCTORS and call.args:
         dtype = argument(call, "dtype")
-        return (call.args[0], False) if torch_dtype(dtype, ctx) == "int32" else None
+        return (call.args[0], False) if torch_dtype(ctx, dtype) == "int32" else None
     if ctx.call_name(call) == "torch.cumsum" and call.args:
-        found = _host_data(call.args[0], ctx) if torch_dtype(argument(call, "dtype"), ctx) == "int32" else None
+        found = _host_data(call.args[0], ctx) if torch_dtype(ctx, argument(call, "dtype")) == "int32" else None
         return (found[0], True) if found else None
     if isinstance(func, ast.Attribute):
         dtype = argument(call, "dtype", 0)
-        if (func.attr == "int" and not call.args) or (func.attr == "to" and torch_dtype(dtype, ctx) == "int32"):
+        if (func.attr == "int" and not call.args) or (func.attr == "to" and torch_dtype(ctx, dtype) == "int32"):
             return _host_data(func.value, ctx)
     return None
 
@@ -171,7 +171,7 @@ def _converted_to_int64(load: ast.Call, ctx) -> bool:
     return (
         isinstance(outer, ast.Call)
         and outer.func is attribute
-        and triton_dtype(conversion_target(outer, ctx), ctx) == "int64"
+        and triton_dtype(ctx, conversion_target(outer, ctx)) == "int64"
     )
 
 
