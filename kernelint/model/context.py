@@ -247,7 +247,7 @@ class FileContext:
             return []
         return [
             use for use in self._loads.get(bound, ())
-            if any(d.node is definition.node for d in reaching_definitions(use, self))
+            if any(d.node is definition.node for d in reaching_definitions(self, use))
         ]
 
     def list_growth(self, name: ast.Name) -> list[ast.expr]:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
 
-def reaching_definitions(use: ast.Name, ctx: "FileContext") -> list[Definition]:
+def reaching_definitions(ctx: "FileContext", use: ast.Name) -> list[Definition]:
     """The bindings of ``use.id`` that may give ``use`` its value.
 
     Within one function: the last binding that must run before ``use`` (an earlier statement of
@@ -83,7 +83,7 @@ def value_at(ctx: "FileContext", use: ast.Name) -> ast.expr | None:
     """The one expression ``use`` certainly holds: its single reaching binding, when that is a
     plain assignment; None when several bindings may reach it or the binding is opaque (a ``def``,
     a parameter, a loop variable)."""
-    reaching = reaching_definitions(use, ctx)
+    reaching = reaching_definitions(ctx, use)
     if len(reaching) != 1 or reaching[0].kind != "assign":
         return None
     return reaching[0].value
