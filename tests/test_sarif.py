@@ -100,3 +100,40 @@ def test_fingerprint_changes_when_the_flagged_line_changes(tmp_path):
     write(tmp_path, {"mod.py": SOURCE.replace("y = 2", "y = 3")})
     after = _fingerprints(sarif(tmp_path, "mod.py"))
     assert after[0] == before[0] and after[2] == before[2] and after[1] != before[1]
+
+
+def _git_repo(root: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+
+
+@pytest.mark.parametrize("where", ["", "src", "src/deeper"])
+def test_uris_are_relative_to_the_repository_root_whatever_the_working_directory(tmp_path, where):
+    pytest.importorskip("shutil").which("git") or pytest.skip("git is not installed")
+    write(tmp_path, {"src/mod.py": SOURCE, "src/deeper/x.txt": ""})
+    _git_repo(tmp_path)
+    cwd = tmp_path / where if where else tmp_path
+    target = str((tmp_path / "src" / "mod.py").relative_to(cwd)) if where != "src/deeper" else "../mod.py"
+    run = sarif(cwd, target)["runs"][0]
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]} == {"src/mod.py"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
+
+
+def test_file_outside_the_root_gets_an_absolute_uri(tmp_path):
+    write(tmp_path, {"project/x.txt": "", "outside/mod.py": SOURCE})
+    run = sarif(tmp_path / "project", str(tmp_path / "outside" / "mod.py"))["runs"][0]
+    location = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": (tmp_path / "outside" / "mod.py").resolve().as_uri()}
+
+
+def test_help_uri_information_uri_and_invocation(log):
+    run = log["runs"][0]
+    driver = run["tool"]["driver"]
+    assert driver["informationUri"] == "https://github.com/kernelint/kernelint"
+    for rule in driver["rules"]:
+        assert rule["helpUri"] == f"https://github.com/kernelint/kernelint/blob/main/docs/rules/{rule['id']}.md"
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is True and invocation["exitCode"] == 1
+    assert invocation["arguments"][:3] == ["check", "--format", "sarif"]
+    assert invocation["workingDirectory"]["uri"].startswith("file://")
