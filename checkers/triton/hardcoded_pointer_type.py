@@ -7,15 +7,14 @@ import ast
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import (
-    TRITON_FLOAT_LOW,
-    TRITON_FLOAT_WIDE,
-    conversion_target,
-    triton_dtype,
-)
+from kernelint.model import dataflow
+from kernelint.model.dtypes import conversion_target, triton_dtype
 from kernelint.rules import Report, Rule
 
-_FLOAT_DTYPES = TRITON_FLOAT_LOW | TRITON_FLOAT_WIDE
+#: Element types a kernel is commonly written to serve several of. fp8 formats are left out:
+#: a kernel that casts to ``float8e4nv`` does fp8-specific scaling, so the format is its contract.
+_GENERIC_FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
+_BYTE_TYPES = frozenset({"uint8", "int8"})
 
 
 class HardcodedPointerType(Rule):
@@ -36,7 +35,11 @@ ops) turn an address loaded from an `int64` table back into a typed pointer.
 
 It stays silent when the element type comes from a constexpr (`tl.pointer_type(DTYPE)`) or from
 another pointer (`x_ptr.dtype.element_ty`), and for integer element types, which index and
-metadata tables fix by design.
+metadata tables fix by design. It also stays silent on fp8 element types (a kernel that casts to
+`tl.float8e4nv` does format-specific scaling, so the format is its contract) and on views of a
+byte buffer (`(workspace + offset).to(tl.pointer_type(tl.float32))` where `workspace` points to
+`uint8`): there the kernel lays out its own workspace. Both forms came from real code
+(flashinfer's quantized all-reduce, torchao's mxfp8 all-to-all) where a report would be false.
 
 ## Why is this bad?
 Pointer arithmetic advances by the element size of the pointer's type, and loads reinterpret the
@@ -72,14 +75,30 @@ the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and retur
         if ctx.kernel_of(node, "triton") is None:
             return
         target = conversion_target(ctx, node)
-        if target is None:
+        if target is None or _reinterprets_a_byte_buffer(ctx, node):
             return
         for value in ctx.values_of(target):
             if ctx.is_call(value, triton.POINTER_TYPE) and value.args:
                 element = triton_dtype(ctx, value.args[0])
-                if element in _FLOAT_DTYPES:
+                if element in _GENERIC_FLOATS:
                     yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`: tensors of "
                                        f"any other dtype are read and written at the wrong addresses; take "
                                        f"the type from a DTYPE constexpr")
                     return
 
+
+def _reinterprets_a_byte_buffer(ctx, conversion: ast.Call) -> bool:
+    """The converted value is (an offset from) a pointer to bytes: the kernel lays out its own
+    workspace (scales here, fp8 data there), so the element type is the layout, not a guess."""
+    func = conversion.func
+    source = func.value if isinstance(func, ast.Attribute) and func.attr == "to" else (
+        conversion.args[0] if conversion.args else None)
+    for term in dataflow.additive_terms(ctx, source) if source is not None else ():
+        for value in ctx.values_of(term):
+            if isinstance(value, ast.Call) and value is not conversion:
+                inner = conversion_target(ctx, value)
+                for pointer in ctx.values_of(inner) if inner is not None else ():
+                    if ctx.is_call(pointer, triton.POINTER_TYPE) and pointer.args and \
+                            triton_dtype(ctx, pointer.args[0]) in _BYTE_TYPES:
+                        return True
+    return False
