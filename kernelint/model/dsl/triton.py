@@ -44,6 +44,9 @@ PROGRAM_ID = TL + "program_id"
 NUM_PROGRAMS = TL + "num_programs"
 ZEROS = TL + "zeros"
 FULL = TL + "full"
+RESHAPE = TL + "reshape"
+VIEW = TL + "view"
+BROADCAST_TO = TL + "broadcast_to"
 WHERE = TL + "where"
 MAKE_TENSOR_DESCRIPTOR = TL + "make_tensor_descriptor"
 MAKE_BLOCK_PTR = TL + "make_block_ptr"
@@ -79,6 +82,8 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     FULL: ("shape", "value", "dtype"),
     PROGRAM_ID: ("axis",),
     MAKE_TENSOR_DESCRIPTOR: ("base", "shape", "strides", "block_shape"),
+    RESHAPE: ("input", "shape", "can_reorder"),
+    VIEW: ("input", "shape"),
     MAKE_BLOCK_PTR: ("base", "shape", "strides", "offsets", "block_shape", "order"),
     ADVANCE: ("base", "offsets"),
     ATOMIC_ADD: ("pointer", "val", "mask", "sem", "scope"),
