@@ -6,7 +6,7 @@ import ast
 
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
-from kernelint.model.cute import is_mbarrier_init, publishes_through_helpers
+from kernelint.model.cute import is_mbarrier_init, is_mbarrier_operation, publishes_through_helpers
 from kernelint.rules import Report, Rule
 
 
@@ -36,6 +36,14 @@ in real code that fences, the sync sits in another function (a cluster wait in t
 `sync_warp` for a barrier one warp uses, a sync after the init helper returns), and reporting
 those was wrong in all 3 such places of the corpus (quack, CUTLASS).
 It reports the init that nothing follows, the case the pair measured.
+
+It also stays silent where the publishing step is out of this function's sight or is warp-wide:
+a `sync_warp()` after a barrier that one lane initialises for its own warp, and an init in a
+helper (a `@cute.jit` function or method, not the `@cute.kernel` entry) that uses no barrier
+after the init except through the initialising thread itself (`mbarrier_init` followed by that
+thread's `mbarrier_arrive_and_expect_tx`): such helpers set barriers up and return, and the
+kernel that calls them fences and syncs. All 8 reports of the earlier rule on flashinfer's CuTe
+DSL kernels (commit in docs/precision.md) were of these two forms.
 
 ## Why is this bad?
 One thread initialises the barrier in shared memory. Other threads, other CTAs of the cluster
@@ -73,6 +81,14 @@ cute.arch.mbarrier_wait(mbar, 0)
         calls = [c for c in ast.walk(function) if isinstance(c, ast.Call) and c is not node]
         later = [c for c in calls if (c.lineno, c.col_offset) > position]
         if any(publishes_through_helpers(ctx, c) for c in later):
+            return
+        guard = next((a for a in ctx.ancestors(node) if isinstance(a, ast.If)), None)
+        own = {id(c) for c in ast.walk(guard)} if guard is not None and ctx.function_of(guard) is function else set()
+        if "cutlass.cute.kernel" not in ctx.kernel_of(node).decorators and not any(
+            is_mbarrier_operation(ctx, c) for c in later if id(c) not in own
+        ):
+            # An init helper that sets barriers up (the initialising thread may arm them itself)
+            # and returns: publishing them to the other threads is its caller's step.
             return
         yield Report(
             node,

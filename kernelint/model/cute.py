@@ -16,6 +16,7 @@ from kernelint.model.dsl.cute import (
     MBARRIER_WAITS,
     PHASE_KEYWORDS,
     PUBLISHING_HELPERS,
+    WARP_SYNCS,
 )
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def publishes_mbarrier_init(ctx: "FileContext", call: ast.Call) -> bool:
     A fence is not enough by itself (measured: init + fence with no sync faulted), but real code
     that fences puts the sync in another function (a cluster wait in the caller, a ``sync_warp``
     for a one-warp barrier), so a fence is taken as the sign of a handled init."""
-    if is_cta_or_cluster_sync(ctx, call):
+    if is_cta_or_cluster_sync(ctx, call) or ctx.call_name(call) in WARP_SYNCS:
         return True
     name = ctx.call_name(call)
     if name is None and isinstance(call.func, ast.Attribute):
@@ -67,6 +68,13 @@ def publishes_through_helpers(ctx: "FileContext", call: ast.Call, depth: int = 2
         for helper in ctx.local_functions_called(call)
         for inner in ast.walk(helper) if isinstance(inner, ast.Call)
     )
+
+
+def is_mbarrier_operation(ctx: "FileContext", call: ast.Call) -> bool:
+    """A call that arrives on, waits on or sets a transaction count of an mbarrier."""
+    name = ctx.call_name(call) or ""
+    last = name.rsplit(".", 1)[-1]
+    return last.startswith("mbarrier_") and not is_mbarrier_init(ctx, call)
 
 
 def wait_operands(ctx: "FileContext", call: ast.Call) -> tuple[ast.expr, ast.expr] | None:

@@ -45,6 +45,9 @@ CTA_OR_CLUSTER_SYNCS = frozenset({
     PRIMS + "barrier_cluster_wait",
 })
 
+#: A warp-wide sync: publishes a barrier that one lane initialised for its own warp's use.
+WARP_SYNCS = frozenset({ARCH + "sync_warp", PRIMS + "sync_warp"})
+
 #: Helpers that publish a fresh barrier (fence, or the pipeline's fence-and-sync halves);
 #: matched on the last name component too, since libraries re-export them.
 PUBLISHING_HELPERS = frozenset({"mbarrier_init_fence", "fence_mbarrier_init",
