@@ -25,6 +25,8 @@ HEURISTICS = "triton.heuristics"
 CONFIG = "triton.Config"
 NEXT_POWER_OF_2 = "triton.next_power_of_2"
 CDIV = "triton.cdiv"
+#: Ceiling division on the host (``triton.cdiv``) and in a kernel (``tl.cdiv``).
+CDIVS = frozenset({CDIV, "triton.language.cdiv"})
 SET_ALLOCATOR = "triton.set_allocator"
 HOST_TENSOR_DESCRIPTOR = "triton.tools.tensor_descriptor.TensorDescriptor"
 
@@ -47,11 +49,6 @@ FULL = TL + "full"
 RESHAPE = TL + "reshape"
 VIEW = TL + "view"
 BROADCAST_TO = TL + "broadcast_to"
-#: Random-number generation (``triton.language.random``); vendor libdevices re-export philox.
-RANDOM = frozenset(TL + n for n in (
-    "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "philox_impl",
-    "uint_to_uniform_float", "pair_uniform_to_normal", "random.philox", "random.randint4x",
-))
 WHERE = TL + "where"
 MAKE_TENSOR_DESCRIPTOR = TL + "make_tensor_descriptor"
 MAKE_BLOCK_PTR = TL + "make_block_ptr"

@@ -1,0 +1,23 @@
+"""Vector add ported from a cuTile kernel: the block id, a tile index in cuTile, is used as an
+element offset."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid + tl.arange(0, BLOCK)  # expect: KL117
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+def run(x, y):
+    out = torch.empty_like(x)
+    n = x.numel()
+    BLOCK = 1024
+    add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=BLOCK)
+    return out
