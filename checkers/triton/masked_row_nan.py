@@ -1,0 +1,205 @@
+"""KL124 masked-row-nan: online softmax over scores masked to -inf by a mask read from memory,
+with no guard for a row whose scores are all masked: `exp(-inf - (-inf))` is NaN."""
+from __future__ import annotations
+
+import ast
+import math
+
+from kernelint.checkers.triton.helpers import short
+from kernelint.findings import Severity
+from kernelint.model import dataflow
+from kernelint.model.calls import signature_argument
+from kernelint.model.dsl import triton
+from kernelint.rules import Report, Rule
+
+_EXPS = frozenset({
+    triton.TL + "exp", triton.TL + "exp2", triton.TL + "math.exp", triton.TL + "math.exp2",
+    triton.TL + "extra.libdevice.exp", triton.TL + "extra.libdevice.exp2",
+})
+_MAXES = frozenset({triton.TL + "max", triton.TL + "maximum"})
+_REDUCTION_METHODS = frozenset(name.rsplit(".", 1)[1] for name in triton.REDUCTIONS)
+#: A finite floor at least this negative keeps the running max finite (``-1e30``, ``-1e9``).
+_FLOOR = -1e4
+
+
+def _float_value(ctx, node: ast.AST) -> float | None:
+    """The float a constant expression spells: ``-1e30``, ``float("-inf")``, ``-math.inf``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _float_value(ctx, node.operand)
+        return None if inner is None else -inner
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        try:
+            return float(node.args[0].value)
+        except ValueError:
+            return None
+    if ctx.qualname(node) in ("math.inf", "numpy.inf", "torch.inf"):
+        return math.inf
+    if isinstance(node, ast.Name):
+        values = dataflow.bound_values(ctx, node)
+        if len(values) == 1:
+            return _float_value(ctx, values[0])
+    return None
+
+
+def _is_neg_inf(ctx, node: ast.AST) -> bool:
+    return _float_value(ctx, node) == -math.inf
+
+
+def _reads_mask_from_memory(ctx, cond: ast.AST) -> bool:
+    """``cond`` depends on a per-lane ``tl.load`` (a key-padding or attention mask, a bias), not
+    only on offsets and scalar bounds. Reductions are not looked through: ``offs == argmax(x)``
+    picks one lane, it cannot empty a row."""
+    def vector_load(node: ast.AST) -> bool:
+        if not dataflow.is_load(ctx, node):
+            return False
+        pointer = signature_argument(node, triton.SIGNATURES[triton.LOAD], "pointer")
+        return pointer is not None and dataflow.is_offset_vector(ctx, pointer)
+
+    return dataflow.reaches(ctx, cond, vector_load, prune=lambda n: _reduces(ctx, n)) is not None
+
+
+def _reduces(ctx, node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    name = ctx.call_name(node)
+    if name is not None:
+        return name in triton.REDUCTIONS
+    return isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTION_METHODS
+
+
+def _masked_fill(ctx, node: ast.AST) -> bool:
+    """``tl.where(cond, s, -inf)`` / ``tl.where(cond, -inf, s)`` with ``cond`` read from memory."""
+    if not ctx.is_call(node, triton.WHERE) or len(node.args) != 3:
+        return False
+    cond, left, right = node.args
+    return (_is_neg_inf(ctx, left) or _is_neg_inf(ctx, right)) and _reads_mask_from_memory(ctx, cond)
+
+
+def _is_max(ctx, node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    name = ctx.call_name(node)
+    return name in _MAXES or (name is None and isinstance(node.func, ast.Attribute) and node.func.attr == "max")
+
+
+def _finite_floor(ctx, node: ast.AST) -> bool:
+    value = _float_value(ctx, node) if not isinstance(node, ast.Name) else None
+    return value is not None and -math.inf < value <= _FLOOR
+
+
+def _guards_infinity(ctx, kernel_node: ast.AST) -> bool:
+    """The kernel compares something with -inf/+inf (``m == float("-inf")``): a guard."""
+    for node in ast.walk(kernel_node):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                value = _float_value(ctx, operand)
+                if value is not None and math.isinf(value):
+                    return True
+    return False
+
+
+def _subtractions(ctx, expr: ast.AST) -> list[ast.BinOp]:
+    found: list[ast.BinOp] = []
+
+    def match(node: ast.AST) -> bool:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+            found.append(node)
+        return False
+
+    dataflow.reaches(ctx, expr, match, prune=lambda n: _is_max(ctx, n) or dataflow.is_load(ctx, n))
+    return found
+
+
+class MaskedRowNan(Rule):
+    code = "KL124"
+    name = "masked-row-nan"
+    family = "triton-numerics"
+    dsl = "triton"
+    severity = Severity.INFO
+    default_enabled = False
+    evidence_class = "numerics"
+    summary = ("Online softmax over scores masked to -inf by a mask from memory, with no guard for "
+               "a fully masked row: the row becomes NaN.")
+    wants_finish = True
+    doc = """
+## What it does
+Flags `tl.exp(s - m)` / `tl.exp2(...)` in a Triton kernel (once per mask) when the scores `s` were set to `-inf`
+by `tl.where(mask, s, float("-inf"))` with a mask read from memory (a key-padding or attention
+mask tensor), `m` is a maximum of those scores (the running max of an online softmax), and
+nothing guards the case where every score of a row is masked.
+
+It stays silent when the kernel compares anything with infinity (`m == float("-inf")`, the usual
+guard that replaces the max by 0), when the running max has a finite floor (`-1e30`,
+`tl.maximum(m, -1e9)`), when the masked value is finite, and when the mask is built only from
+offsets and scalar bounds (causal masks, `offs_n < seqlen_k`), whose rows always keep a key in
+the blocks the kernel visits.
+
+## Why is this bad?
+When a mask removes every key of a row in a block, the row's maximum is `-inf`, and
+`exp(s - m)` evaluates `exp(-inf - (-inf)) = exp(NaN)`. The NaN enters the running sum and the
+accumulator and never leaves: the whole output row is NaN, and in training the NaN spreads to
+the weights. Rows like that are ordinary: a left-padded batch masks the first keys of every
+query, a sliding window can exclude a whole block, a bottom-right causal mask with more queries
+than keys empties the first rows. Kernels that pass their tests with random masks fail on these;
+flashinfer's FA2 kernels produced NaN outputs and LSE on exactly these rows until every
+exponent difference was clamped, TensorRT-LLM's no-loop kernel computed `exp(0) = 1` for rows
+masked with a finite sentinel, and a cosmetic change to a Triton attention kernel with a `-inf`
+additive mask turned its output into NaN.
+
+## Example
+```python
+m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+...
+    valid = tl.load(mask_ptr + offs_n) != 0
+    qk = tl.where(valid[None, :], qk, float("-inf"))
+    m_ij = tl.maximum(m_i, tl.max(qk, 1))
+    p = tl.exp(qk - m_ij[:, None])
+```
+
+## Use instead
+```python
+    m_ij = tl.maximum(m_i, tl.max(qk, 1))
+    m_safe = tl.where(m_ij == float("-inf"), 0.0, m_ij)
+    p = tl.exp(qk - m_safe[:, None])          # a fully masked row gives p = 0, not NaN
+```
+and divide by `tl.where(l_i == 0, 1, l_i)` at the end.
+"""
+    references = """
+- flashinfer-ai/flashinfer PR #4401 (NaN from `(-inf) - (-inf)` on fully masked rows: causal
+  prefill with more queries than keys, empty ragged slices, empty split-KV chunks).
+- NVIDIA/TensorRT-LLM #17477 (a fully masked row with a finite sentinel weighs every key 1).
+- triton-lang/triton #1273 (an attention kernel with a `-inf` additive mask returning NaN).
+- Dao-AILab/flash-attention #1930 (cited by the rule catalog for fully masked rows; not found
+  in the searchable issue corpus).
+"""
+
+    def finish(self, ctx):
+        guarded: dict[int, bool] = {}
+        reported: set[int] = set()
+        for call in ctx.nodes(ast.Call):
+            if ctx.call_name(call) not in _EXPS or not call.args:
+                continue
+            kernel = ctx.kernel_of(call, "triton")
+            if kernel is None:
+                continue
+            for sub in _subtractions(ctx, call.args[0]):
+                running_max = dataflow.reaches(ctx, sub.right, lambda n: _is_max(ctx, n))
+                if running_max is None:
+                    continue
+                fill = dataflow.reaches(ctx, sub.left, lambda n: _masked_fill(ctx, n))
+                if fill is None or id(fill) in reported:
+                    continue
+                if dataflow.reaches(ctx, sub.right, lambda n: _finite_floor(ctx, n)) is not None:
+                    continue
+                if id(kernel) not in guarded:
+                    guarded[id(kernel)] = _guards_infinity(ctx, kernel.node)
+                if guarded[id(kernel)]:
+                    break
+                reported.add(id(fill))
+                yield Report(call, f"`{short(call)}` subtracts a running max from scores masked to -inf by "
+                                   f"`{short(fill, 50)}`: a row whose keys are all masked gives "
+                                   "exp(-inf - (-inf)) = NaN; replace a -inf max by 0 before the exps")
+                break
