@@ -19,8 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import kernelint
@@ -31,6 +33,9 @@ INDEX = "index.json"
 #: Overrides where the cache lives (a directory), e.g. to keep it out of a read-only checkout.
 ENV_DIRECTORY = "KERNELINT_CACHE_DIR"
 _FORMAT = 1
+#: An index larger than this is ignored (and rewritten): about 300,000 files' entries.
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+_STALE_TEMPORARY_S = 600
 
 
 def cache_directory() -> Path:
@@ -80,26 +85,72 @@ def _encode(findings: list[Finding]) -> list[list]:
              f.confidence.value, f.message] for f in findings]
 
 
-def _decode(path: str, rows) -> list[Finding]:
+def _row_ok(row) -> bool:
+    """Whether one cached row is exactly what ``_encode`` writes: anything else (a null, a
+    float, a string where a line number belongs, an unknown code) makes the entry a miss."""
+    if type(row) is not list or len(row) != 9:
+        return False
+    line, column, end_line, end_column, code, name, severity, confidence, message = row
+    return (
+        all(type(n) is int and 0 <= n < 1 << 31 for n in (line, column, end_line, end_column))
+        and all(type(t) is str for t in (code, name, severity, confidence, message))
+        and severity in _SEVERITIES and confidence in _CONFIDENCES and code in _known_codes()
+    )
+
+
+def _known_codes() -> frozenset[str]:
+    from kernelint.rules import all_rules
+
+    return frozenset(rule.code for rule in all_rules())
+
+
+_SEVERITIES = frozenset(s.value for s in Severity)
+_CONFIDENCES = frozenset(c.value for c in Confidence)
+
+
+def _decode(path: str, rows) -> list[Finding] | None:
+    if type(rows) is not list or not all(_row_ok(row) for row in rows):
+        return None
     return [Finding(path, row[0], row[1], row[2], row[3], row[4], row[5], Severity(row[6]),
                     Confidence(row[7]), row[8]) for row in rows]
 
 
+def _read_index(path: Path):
+    """The parsed index, or None. Only a regular file of sane size is read, without blocking:
+    the index could be a FIFO or a link to ``/dev/zero`` in a cache that came with a clone."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_INDEX_BYTES:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(MAX_INDEX_BYTES + 1)
+        if len(data) > MAX_INDEX_BYTES:
+            return None
+        return json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return None
+    finally:
+        os.close(fd)
+
+
 class Cache:
     """The index of one cache directory, for one kernelint build. Never raises on a missing,
-    unreadable, foreign or corrupt cache: it then starts empty."""
+    unreadable, foreign or corrupt cache: it then starts empty, and an entry that is not
+    exactly what kernelint writes is a miss (checked again and rewritten)."""
 
     def __init__(self, directory: Path):
         self.directory = directory
         self.fingerprint = fingerprint()
         self._entries: dict[str, list] = {}
         self._changed = False
-        try:
-            data = json.loads((directory / INDEX).read_text(encoding="utf-8"))
-            if data.get("fingerprint") == self.fingerprint and isinstance(data.get("entries"), dict):
-                self._entries = data["entries"]
-        except (OSError, ValueError, AttributeError):
-            pass
+        data = _read_index(directory / INDEX)
+        if (type(data) is dict and data.get("fingerprint") == self.fingerprint
+                and type(data.get("entries")) is dict):
+            self._entries = data["entries"]
 
     def key(self, path: str) -> str:
         return os.path.abspath(path)
@@ -110,12 +161,9 @@ class Cache:
     def get(self, path: str, file_digest: str) -> list[Finding] | None:
         """The cached findings of ``path`` if its entry has this digest, else None."""
         entry = self._entries.get(self.key(path))
-        if not isinstance(entry, list) or len(entry) != 2 or entry[0] != file_digest:
+        if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str or entry[0] != file_digest:
             return None
-        try:
-            return _decode(path, entry[1])
-        except (TypeError, ValueError, IndexError, KeyError):
-            return None
+        return _decode(path, entry[1])
 
     def put(self, path: str, file_digest: str, findings: list[Finding]) -> None:
         self._entries[self.key(path)] = [file_digest, _encode(findings)]
@@ -141,5 +189,16 @@ class Cache:
             except BaseException:
                 os.unlink(temporary)
                 raise
+            self._remove_stale_temporaries()
         except OSError:
             pass
+
+    def _remove_stale_temporaries(self) -> None:
+        """Temporary files of runs killed while saving (SIGKILL leaves no time to clean up);
+        only old ones, so a concurrent run's file being written is left alone."""
+        for stale in self.directory.glob(".index-*.tmp"):
+            try:
+                if time.time() - stale.stat().st_mtime > _STALE_TEMPORARY_S:
+                    stale.unlink()
+            except OSError:
+                pass

@@ -88,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
 
     runtime = check.add_argument_group("running")
     runtime.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                         help="parallel worker processes (default: number of CPUs, at most 8)")
+                         help="parallel worker processes (default: number of CPUs, at most 8; "
+                              "never more than the CPUs available)")
     runtime.add_argument("--no-cache", action="store_true",
                          help="neither read nor write the .kernelint_cache directory")
 
@@ -180,9 +181,17 @@ def _emit(text: str, args) -> None:
             Path(args.output).write_text(text, encoding="utf-8")
         except OSError as error:
             raise UsageError(f"cannot write {args.output}: {error.strerror or error}") from None
+    elif sys.stdout is None:  # started with stdout closed (`>&-`)
+        raise UsageError("cannot write the report: standard output is closed (use -o FILE)")
     else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:  # e.g. a full disk; keep the exit-time flush from failing again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise UsageError(f"cannot write the report to standard output: {error.strerror or error}") from None
 
 
 def _check_stdin(args, rules, sources):

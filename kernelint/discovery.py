@@ -1,8 +1,18 @@
-"""Find the Python files to check: honour .gitignore files and ``exclude`` patterns."""
+"""Find the Python files to check: honour .gitignore files and ``exclude`` patterns.
+
+A bad entry never ends the walk: an unreadable folder, a symlink loop named ``x.py`` or a
+``.gitignore`` line that cannot be used is skipped with one warning, and every other file is
+still found. A ``.gitignore`` line that git itself accepts but that matches nothing (``[z-a]``,
+a trailing ``\\``, a lone ``!``) is dropped silently, as git drops it.
+"""
 from __future__ import annotations
 
 import os
+import re
+import stat
+import sys
 from pathlib import Path
+from typing import Callable
 
 import pathspec
 
@@ -12,22 +22,68 @@ _ALWAYS_SKIPPED = {".git", ".hg", ".svn", "__pycache__", ".kernelint_cache", ".m
                    ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", "node_modules",
                    "build", "dist", ".eggs"}
 
+#: A .gitignore line longer than any path can be (PATH_MAX) is skipped: compiling a 1 MB
+#: pattern took 28 s.
+_MAX_PATTERN_CHARS = 4096
+#: Wildcard runs per path segment: pathspec matches with backtracking regular expressions, and
+#: ``*a*a*a*a*a`` against a 250-character name took 69 s. No .gitignore of the real
+#: repositories kernelint was tried on has more than two.
+_MAX_STARS_PER_SEGMENT = 3
+#: A .gitignore larger than this is not read (the largest seen on real repositories is 10 kB).
+_MAX_GITIGNORE_BYTES = 1024 * 1024
+_STARS = re.compile(r"\*+")
 
-def _load_gitignore(directory: Path):
-    path = directory / ".gitignore"
-    if not path.is_file():
-        return None
+Warn = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    if sys.stderr is None:  # started with stderr closed: print() would fall back to stdout
+        return
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        print(f"kernelint: warning: {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):  # stderr closed: nothing left to tell
+        pass
+
+
+def _too_complex(line: str) -> bool:
+    return any(len(_STARS.findall(segment)) > _MAX_STARS_PER_SEGMENT
+               for segment in line.split("/") if segment != "**")
+
+
+def _load_gitignore(directory: Path, warn: Warn):
+    path = directory / ".gitignore"
+    try:
+        if not path.is_file():
+            return None
+        if path.stat().st_size > _MAX_GITIGNORE_BYTES:
+            warn(f"{path}: not read, larger than {_MAX_GITIGNORE_BYTES // 1024} kB")
+            return None
+        with open(path, "rb") as handle:
+            text = handle.read(_MAX_GITIGNORE_BYTES + 1).decode("utf-8", errors="replace")
+    except (OSError, ValueError) as error:
+        warn(f"{path}: not read: {getattr(error, 'strerror', None) or error}")
         return None
+    lines = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > _MAX_PATTERN_CHARS or _too_complex(line):
+            warn(f"{path}:{number}: pattern skipped: "
+                 + ("too long" if len(line) > _MAX_PATTERN_CHARS else "too many wildcards"))
+            continue
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except Exception:  # noqa: BLE001 - git accepts the line and it matches nothing
+            continue
+        lines.append(line)
     return directory, pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _git_root(start: Path) -> Path | None:
     for directory in [start, *start.parents]:
-        if (directory / ".git").exists():
-            return directory
+        try:
+            if (directory / ".git").exists():
+                return directory
+        except OSError:
+            continue
     return None
 
 
@@ -42,18 +98,31 @@ def _ignored(path: Path, is_dir: bool, specs) -> bool:
     return False
 
 
-def discover(targets: list[str], settings: Settings) -> tuple[list[str], list[str]]:
+def _same_file_key(target: str) -> str:
+    return os.path.normcase(os.path.abspath(target))
+
+
+def discover(targets: list[str], settings: Settings, warn: Warn | None = None) -> tuple[list[str], list[str]]:
     """Python files under ``targets`` (as the user spelled them), and the targets that do not
-    exist. A file named explicitly is always checked, even if ignored."""
+    exist. A file named explicitly is always checked, even if ignored or not a regular file (the
+    engine then says why it cannot be read). One file named several ways (``a.py ./a.py
+    ../d/a.py``) is checked once, under the first spelling. Entries that cannot be read are
+    skipped with one warning each (``warn``, default: a line on stderr)."""
+    warn = _once(warn or _stderr)
     files: list[str] = []
     missing: list[str] = []
     for target in targets:
         path = Path(target)
-        if path.is_file():
-            files.append(target)
-            continue
-        if not path.is_dir():
+        try:
+            is_dir = stat.S_ISDIR(os.stat(target).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
             missing.append(target)
+            continue
+        except (OSError, ValueError) as error:  # a symlink loop, a NUL in the name ...
+            warn(f"{target}: skipped: {getattr(error, 'strerror', None) or error}")
+            continue
+        if not is_dir:
+            files.append(target)
             continue
         absolute = path.resolve()
         root = _git_root(absolute)
@@ -62,31 +131,53 @@ def discover(targets: list[str], settings: Settings) -> tuple[list[str], list[st
             for directory in reversed([absolute, *absolute.parents]):
                 if directory == root or root in directory.parents:
                     if directory != absolute:
-                        spec = _load_gitignore(directory)
+                        spec = _load_gitignore(directory, warn)
                         if spec:
                             specs.append(spec)
-        files.extend(_walk(path, absolute, specs, settings))
-    return sorted(dict.fromkeys(files)), missing
+        files.extend(_walk(path, absolute, specs, settings, warn))
+    unique: dict[str, str] = {}
+    for file in files:
+        unique.setdefault(_same_file_key(file), file)
+    return sorted(unique.values()), missing
 
 
-def _walk(shown: Path, absolute: Path, specs, settings: Settings):
-    own = _load_gitignore(absolute)
+def _once(warn: Warn) -> Warn:
+    said: set[str] = set()
+
+    def once(message: str) -> None:
+        if message not in said:
+            said.add(message)
+            warn(message)
+
+    return once
+
+
+def _walk(shown: Path, absolute: Path, specs, settings: Settings, warn: Warn):
+    own = _load_gitignore(absolute, warn)
     specs = [*specs, own] if own else specs
     try:
-        entries = sorted(os.scandir(absolute), key=lambda e: e.name)
-    except OSError:
+        with os.scandir(absolute) as iterator:
+            entries = sorted(iterator, key=lambda e: e.name)
+    except OSError as error:
+        warn(f"{shown}: skipped: {error.strerror or error}")
         return
     for entry in entries:
         entry_abs = absolute / entry.name
         entry_shown = shown / entry.name
-        is_dir = entry.is_dir(follow_symlinks=False)
-        if is_dir and entry.name in _ALWAYS_SKIPPED:
-            continue
-        if _ignored(entry_abs, is_dir, specs):
-            continue
-        if settings.exclude and path_matches(entry_abs, settings.root, settings.exclude):
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_dir and entry.name in _ALWAYS_SKIPPED:
+                continue
+            if _ignored(entry_abs, is_dir, specs):
+                continue
+            if settings.exclude and path_matches(entry_abs, settings.root, settings.exclude):
+                continue
+            if not is_dir and not (entry.name.endswith((".py", ".pyi")) and entry.is_file()):
+                continue
+        except (OSError, RuntimeError) as error:  # e.g. a symlink loop named x.py
+            warn(f"{entry_shown}: skipped: {getattr(error, 'strerror', None) or error}")
             continue
         if is_dir:
-            yield from _walk(entry_shown, entry_abs, specs, settings)
-        elif entry.name.endswith((".py", ".pyi")) and entry.is_file():
+            yield from _walk(entry_shown, entry_abs, specs, settings, warn)
+        else:
             yield str(entry_shown)

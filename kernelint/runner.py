@@ -1,24 +1,54 @@
-"""Check many files: per-file rule sets from the config, the on-disk cache, parallel processes."""
+"""Check many files: per-file rule sets from the config, the on-disk cache, parallel processes.
+
+Worker processes die with kernelint: each asks the kernel to kill it when its parent dies
+(``PR_SET_PDEATHSIG`` on Linux) and also watches its parent's pid, so a SIGKILL to kernelint
+leaves nothing running and nothing holding its stdout open; SIGTERM and SIGHUP stop the
+workers before kernelint itself ends. A worker that dies (the OOM killer, a crash) loses only
+its batch: the batch's files are checked again one at a time in a new worker, and a file whose
+worker dies twice is reported as KL002 instead of taking the run down.
+"""
 from __future__ import annotations
 
 import gc
-from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from multiprocessing.connection import wait
 from pathlib import Path
 
 from kernelint.cache import Cache, cache_directory, config_key, digest
 from kernelint.config import Settings, codes_for_file, selected_codes
-from kernelint.engine import Options, check_file, check_source, decode
+from kernelint.engine import INTERNAL_ERROR, Options, check_file, check_source, decode
 from kernelint.findings import Finding
-from kernelint.rules import all_rules
+from kernelint.reading import Unreadable, read_bytes
+from kernelint.rules import all_rules, find_rule
 
 #: Below this many files to check, starting worker processes costs more than it saves.
 _PARALLEL_THRESHOLD = 32
+#: A file whose worker process died this many times is reported as not checked.
+_WORKER_DEATHS_PER_FILE = 2
+#: How often a worker looks whether kernelint is still there (where the kernel cannot tell it).
+_PARENT_POLL_S = 0.2
+#: Signals that end kernelint by default; during a parallel run they stop the workers first.
+_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 #: (path, options, config key or None when not caching)
 _Job = tuple[str, Options, "str | None"]
+_Result = tuple["str | None", list[Finding]]
 
 
-def _check_one(job: _Job) -> tuple[str | None, list[Finding]]:
+def usable_cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _check_one(job: _Job) -> _Result:
     """Findings of one file, and the cache digest of the bytes they were computed from.
 
     The collector is paused while the file is checked and then run over the young generation
@@ -32,10 +62,9 @@ def _check_one(job: _Job) -> tuple[str | None, list[Finding]]:
         if key is None:
             return None, check_file(path, options)
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            return None, check_file(path, options)  # reports the read error; not cached
+            data = read_bytes(path)
+        except Unreadable:
+            return None, check_file(path, options)  # reports why; not cached
         return digest(key, data), check_source(path, decode(data), options)
     finally:
         gc.collect(0)
@@ -43,13 +72,202 @@ def _check_one(job: _Job) -> tuple[str | None, list[Finding]]:
             gc.enable()
 
 
-def _run(jobs_to_run: list[_Job], jobs: int):
-    if jobs <= 1 or len(jobs_to_run) < _PARALLEL_THRESHOLD:
-        yield from map(_check_one, jobs_to_run)
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        chunk = max(1, len(jobs_to_run) // (jobs * 8))
-        yield from pool.map(_check_one, jobs_to_run, chunksize=chunk)
+# --- worker side ---------------------------------------------------------------------------
+
+def _die_with_parent(parent_pid: int) -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(_PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="kernelint-parent-watch", daemon=True).start()
+
+
+def _serve(connection, parent_pid: int) -> None:
+    """A worker: check each batch of jobs it is sent until told to stop (None) or orphaned."""
+    for number in _ENDING_SIGNALS:
+        signal.signal(number, signal.SIG_DFL)
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _die_with_parent(parent_pid)
+    while True:
+        try:
+            batch = connection.recv()
+        except (EOFError, OSError):
+            return
+        if batch is None:
+            return
+        connection.send([_check_one(job) for job in batch])
+
+
+# --- parent side ---------------------------------------------------------------------------
+
+class _Worker:
+    def __init__(self, context, parent_pid: int) -> None:
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, parent_pid), daemon=True,
+                                       name="kernelint-worker")
+        self.process.start()
+        child.close()
+        self.batch: list[int] | None = None
+
+    def send(self, batch: list[int], jobs: list[_Job]) -> bool:
+        self.batch = batch
+        try:
+            self.connection.send([jobs[i] for i in batch])
+            return True
+        except (OSError, ValueError):
+            return False
+
+
+def _stop(workers: list[_Worker]) -> None:
+    """End every worker now (they hold nothing worth waiting for: the parent owns the cache)."""
+    for worker in workers:
+        if worker.process.is_alive():
+            worker.process.terminate()
+    deadline = time.monotonic() + 1.0
+    for worker in workers:
+        worker.process.join(max(0.0, deadline - time.monotonic()))
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join(1.0)
+        worker.connection.close()
+    workers.clear()
+
+
+def _not_checked(path: str, options: Options, exitcode) -> list[Finding]:
+    if INTERNAL_ERROR not in options.codes:
+        return []
+    rule = find_rule(INTERNAL_ERROR)
+    how = f"killed by signal {-exitcode}" if isinstance(exitcode, int) and exitcode < 0 else f"exit status {exitcode}"
+    message = (f"file not checked: the worker process checking it died "
+               f"{_WORKER_DEATHS_PER_FILE} times ({how}, e.g. out of memory)")
+    return [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, rule.confidence, message)]
+
+
+class _StopOnSignal:
+    """While installed, SIGTERM/SIGHUP end the workers, then kernelint as the signal would."""
+
+    def __init__(self, workers: list[_Worker]) -> None:
+        self.workers = workers
+        self.previous: dict[int, object] = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for number in _ENDING_SIGNALS:
+                if signal.getsignal(number) == signal.SIG_DFL:
+                    self.previous[number] = signal.signal(number, self._handle)
+        return self
+
+    def _handle(self, number, frame) -> None:
+        _stop(self.workers)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+
+    def __exit__(self, *exc) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+
+
+def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
+    count = len(jobs_to_run)
+    results: list[_Result | None] = [None] * count
+    size = max(1, count // (workers_wanted * 8))
+    queue = deque(list(range(start, min(start + size, count))) for start in range(0, count, size))
+    deaths = [0] * count
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+    parent_pid = os.getpid()
+    workers: list[_Worker] = []
+
+    def give_work(worker: _Worker) -> None:
+        while queue:
+            if worker.send(queue.popleft(), jobs_to_run):
+                return
+            lost(worker)
+            return
+        worker.batch = None
+        try:
+            worker.connection.send(None)
+        except (OSError, ValueError):
+            pass
+
+    def lost(worker: _Worker) -> None:
+        """``worker`` died holding ``worker.batch``: split the batch, or count the file's strike."""
+        batch, worker.batch = worker.batch or [], None
+        worker.process.join(1.0)
+        if len(batch) > 1:
+            queue.extendleft([i] for i in reversed(batch))
+        elif batch:
+            index = batch[0]
+            deaths[index] += 1
+            if deaths[index] >= _WORKER_DEATHS_PER_FILE:
+                path, options, _ = jobs_to_run[index]
+                results[index] = (None, _not_checked(path, options, worker.process.exitcode))
+            else:
+                queue.appendleft(batch)
+        workers.remove(worker)
+        worker.connection.close()
+        if queue:
+            replacement = _start(context, parent_pid)
+            if replacement is not None:
+                workers.append(replacement)
+                give_work(replacement)
+
+    with _StopOnSignal(workers):
+        try:
+            for _ in range(min(workers_wanted, len(queue))):
+                worker = _start(context, parent_pid)
+                if worker is not None:
+                    workers.append(worker)
+            for worker in list(workers):
+                give_work(worker)
+            while True:
+                busy = [w for w in workers if w.batch is not None]
+                if not busy:
+                    break
+                ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy]))
+                for worker in busy:
+                    if worker.connection in ready or worker.connection.poll():
+                        try:
+                            batch_results = worker.connection.recv()
+                        except (EOFError, OSError):
+                            lost(worker)
+                            continue
+                        for index, result in zip(worker.batch, batch_results):
+                            results[index] = result
+                        give_work(worker)
+                    elif worker.process.sentinel in ready:
+                        lost(worker)
+        finally:
+            _stop(workers)
+    while queue:  # no worker process could be started: check what is left here
+        for index in queue.popleft():
+            results[index] = _check_one(jobs_to_run[index])
+    return results  # type: ignore[return-value]
+
+
+def _start(context, parent_pid: int) -> _Worker | None:
+    try:
+        return _Worker(context, parent_pid)
+    except OSError:  # out of processes or memory: the run goes on with the workers it has
+        return None
+
+
+def _run(jobs_to_run: list[_Job], jobs: int) -> list[_Result]:
+    workers = min(jobs, usable_cpus())
+    if workers <= 1 or len(jobs_to_run) < _PARALLEL_THRESHOLD:
+        return [_check_one(job) for job in jobs_to_run]
+    return _parallel(jobs_to_run, workers)
 
 
 def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool = True) -> list[Finding]:
@@ -77,9 +295,8 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
             key = keys[options] = config_key(options.codes, options.target_arch)
         if cache.has(path):  # only then is reading the file here worth it
             try:
-                with open(path, "rb") as handle:
-                    cached = cache.get(path, digest(key, handle.read()))
-            except OSError:
+                cached = cache.get(path, digest(key, read_bytes(path)))
+            except Unreadable:
                 cached = None
             if cached is not None:
                 findings.extend(cached)

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import re
 
-_ARCH = re.compile(r"sm_?(\d+)a?", re.IGNORECASE)
+#: At most four digits: a longer number names no GPU, and ``int()`` of a 5,000-digit string
+#: raises (Python's integer-string conversion limit).
+_ARCH = re.compile(r"sm_?(\d{1,4})a?", re.IGNORECASE)
 
 
 class TargetError(ValueError):
@@ -16,5 +18,7 @@ def compute_capability(target_arch) -> int | None:
         return None
     match = _ARCH.fullmatch(target_arch) if isinstance(target_arch, str) else None
     if match is None:
-        raise TargetError(f"target-arch must look like 'sm_90', not {target_arch!r}")
+        shown = repr(target_arch)
+        shown = shown if len(shown) <= 40 else f"{shown[:30]}... ({len(str(target_arch))} characters)"
+        raise TargetError(f"target-arch must look like 'sm_90', not {shown}")
     return int(match.group(1))
