@@ -28,12 +28,9 @@ ASTYPE = CT + "astype"
 FULL = CT + "full"
 ZEROS = CT + "zeros"
 ONES = CT + "ones"
-ARANGE = CT + "arange"
 CDIV = CT + "cdiv"
-TANH = CT + "tanh"
-#: cuTile has no erf (cuda-tile 1.7.0: no ``erf`` in ``cuda.tile`` or its ``_stub.py``); kernels
-#: that need it write a polynomial of their own, so KL104's dtype check has nothing to read here.
-ERF_FUNCTIONS: frozenset[str] = frozenset()
+# cuTile has no erf (cuda-tile 1.7.0: no ``erf`` in ``cuda.tile`` or its ``_stub.py``); kernels
+# that need it write a polynomial of their own, so KL104's dtype check has nothing to read here.
 
 #: Functions whose result has the shape and dtype of their first argument (``_stub.py``).
 SAME_TILE_FUNCTIONS = frozenset(CT + n for n in (
@@ -55,9 +52,6 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     ONES: ("shape", "dtype"),
     CT + "reshape": ("x", "shape"),
 }
-
-#: ``ct.function(host=..., tile=...)``: with ``host=True`` the function is host code.
-FUNCTION_SIGNATURE = ("func", "host", "tile")
 
 #: Element types (``ct.float32``, ...; ``_datatype.py``). ``tfloat32`` is the tensor-core input
 #: type an explicit ``ct.astype(x, ct.tfloat32)`` selects; ``ct.mma`` on ``float32`` tiles
