@@ -30,18 +30,38 @@ def replace_attribute_name(node: ast.Attribute, name: str) -> Edit:
     return Edit(node.end_lineno, end - len(node.attr.encode("utf-8")), node.end_lineno, end, name)
 
 
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_imports_of_last_tree: list = [None, ()]
+
+
+def _imports(tree: ast.Module) -> tuple[ast.AST, ...]:
+    """The file's import statements, found through statement lists only (imports are
+    statements); remembered for the last tree, since one file's reports ask repeatedly."""
+    if _imports_of_last_tree[0] is not tree:
+        found, stack = [], [tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.append(node)
+                continue
+            for name in _BLOCK_FIELDS:
+                stack.extend(getattr(node, name, ()) or ())
+        _imports_of_last_tree[:] = [tree, tuple(found)]
+    return _imports_of_last_tree[1]
+
+
 def local_name(tree: ast.Module, qualname: str) -> str | None:
     """How this file spells ``qualname`` (``triton.language`` -> ``tl`` after ``import
     triton.language as tl``), from its imports; None when nothing imported reaches it."""
     best = None
-    for node in ast.walk(tree):
+    for node in _imports(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 bound, target = (alias.asname, alias.name) if alias.asname else ((top := alias.name.split(".")[0]), top)
                 spelling = _spell(bound, target, qualname)
                 if spelling and (best is None or len(spelling) < len(best)):
                     best = spelling
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif node.module and node.level == 0:
             for alias in node.names:
                 if alias.name != "*":
                     spelling = _spell(alias.asname or alias.name, f"{node.module}.{alias.name}", qualname)
