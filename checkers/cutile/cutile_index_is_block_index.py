@@ -41,6 +41,24 @@ def _from_block_id(ctx, expr: ast.expr) -> ast.AST | None:
     return reaches(ctx, expr, lambda n: ctx.is_call(n, cutile.BID))
 
 
+def _element_stepping_loop(ctx, term: ast.expr, size: ast.expr) -> ast.For | None:
+    """The ``for`` loop that binds ``term`` as ``range(start, stop, size)``: its variable counts
+    elements in steps of the tile extent (the Triton K loop), so used as an index it skips tiles."""
+    if not isinstance(term, ast.Name):
+        return None
+    definitions = ctx.definitions(term.id, term)
+    if len(definitions) != 1 or definitions[0].kind != "loop":
+        return None
+    loop = definitions[0].node
+    if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
+        return None
+    iterator = loop.iter
+    if not (isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name) and iterator.func.id == "range"
+            and len(iterator.args) == 3 and not ctx.definitions("range", iterator)):
+        return None
+    return loop if _same_size(ctx, iterator.args[2], size) else None
+
+
 class CutileIndexIsBlockIndex(Rule):
     code = "KL401"
     name = "cutile-index-is-block-index"
@@ -57,7 +75,8 @@ Flags a `ct.load` or `ct.store` in cuTile tile code whose `index=` entry for one
 product of a block id (`ct.bid(...)`, or a value computed from it) and that axis's tile extent,
 the `shape=` of the load or the shape of the stored tile (`index=(bid * TILE,)` with
 `shape=(TILE,)`). Names are followed through their assignments, so `start = pid * TILE` then
-`index=(start,)` is seen too.
+`index=(start,)` is seen too. The same holds for the variable of a loop that steps by the tile
+extent, `for k in range(0, K, TK)` with `index=(bid, k)` and `shape=(TM, TK)`: it counts elements.
 
 It stays silent when the multiplier is anything else: `index=(pid_n * 2,)` with a tile of
 `BLOCK_N // 2` (two half-width tiles per block) is a tile index, and so is a block id used
@@ -108,6 +127,12 @@ def add(a, b, c, TILE: ct.Constant[int]):
             return
         for entry, size in zip(index, shape):
             for term in additive_terms(ctx, entry):
+                loop = _element_stepping_loop(ctx, term, size)
+                if loop is not None:
+                    yield Report(entry, f"index `{short(entry)}` steps by the tile size `{short(size)}` "
+                                        f"(`{short(loop.iter)}`): cuTile indexes tiles, not elements; loop over "
+                                        f"tile numbers (`range(ct.num_tiles(...))`)")
+                    return
                 multiplicands = factors(ctx, term)
                 for position, factor in enumerate(multiplicands):
                     if not _same_size(ctx, factor, size):
