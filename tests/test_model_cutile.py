@@ -1,0 +1,106 @@
+"""The cuTile model (kernelint/model/cutile.py): which functions are tile code, what shape and
+dtype a tile provably has, and what a ct.launch grid provably is."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from kernelint.model import FileContext
+from kernelint.model.cutile import grid_forms, tile_dtype, tile_function_of, tile_shape
+
+HEADER = "import math\nimport cuda.tile as ct\nimport torch\n"
+
+
+def context(body: str) -> tuple[FileContext, ast.Module]:
+    source = HEADER + textwrap.dedent(body)
+    tree = ast.parse(source)
+    return FileContext("snippet.py", source, tree, ()), tree
+
+
+def probe(tree: ast.Module) -> ast.expr:
+    """The argument of the last ``probe(...)`` call."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+             and n.func.id == "probe"]
+    return calls[-1].args[0]
+
+
+def test_tile_code_is_kernels_tile_functions_and_what_they_call():
+    ctx, tree = context("""
+        def helper(x):
+            return inner(x)
+
+        def inner(x):
+            return x
+
+        def host_only(x):
+            return x
+
+        @ct.function
+        def device_fn(x):
+            return x
+
+        @ct.function(host=True)
+        def both(x):
+            return x
+
+        def wrapped(x):
+            return x
+
+        k2 = ct.kernel(wrapped)
+
+        @ct.kernel
+        def k(x):
+            helper(x)
+    """)
+    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    tile = {name for name, node in functions.items() if tile_function_of(ctx, node.body[0]) is not None}
+    assert tile == {"k", "helper", "inner", "device_fn", "wrapped"}
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("t = ct.load(a, index=(0,), shape=(T, 16))\nprobe(t)", ["T", "16"]),
+    ("t = ct.load(a, index=(0,), shape=(T,)).astype(ct.float32) * 2\nprobe(t)", ["T"]),
+    ("acc = ct.zeros((M, N), dtype=ct.float32)\nfor k in range(4):\n    acc = ct.mma(x, y, acc)\nprobe(acc)",
+     ["M", "N"]),
+    ("t = ct.reshape(u, (1, N))\nprobe(t)", ["1", "N"]),
+    ("t = x if c else y\nprobe(t)", None),
+])
+def test_tile_shape(body, expected):
+    ctx, tree = context("@ct.kernel\ndef k(a, x, y, u, c, T: ct.Constant[int], M: ct.Constant[int], N: ct.Constant[int]):\n"
+                        + textwrap.indent(body, "    "))
+    shape = tile_shape(ctx, probe(tree))
+    assert (None if shape is None else [ast.unparse(e) for e in shape]) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("t = ct.astype(ct.load(a, index=(0,), shape=(16,)), ct.float32)", "float32"),
+    ("t = ct.load(a, index=(0,), shape=(16,)).astype(ct.tfloat32)", "tfloat32"),
+    ("t = ct.full((16,), 0.0, dtype=ct.bfloat16) * 2.0", "bfloat16"),
+    ("t = ct.load(a, index=(0,), shape=(16,))", None),
+    ("d = ct.tfloat32 if a.dtype == ct.float32 else a.dtype\nt = ct.load(a, index=(0,), shape=(16,)).astype(d)", None),
+    ("t = ct.astype(u, ct.float32)\nt = ct.astype(u, ct.float16)", "float16"),
+    ("t = ct.astype(u, ct.float32) * s", None),
+])
+def test_tile_dtype(body, expected):
+    ctx, tree = context("@ct.kernel\ndef k(a, u, s):\n" + textwrap.indent(body + "\nprobe(t)", "    "))
+    assert tile_dtype(ctx, probe(tree)) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("g = (n,)", [("tuple", 1)]),
+    ("g = (n, 1) + (1, 1)", [("tuple", 4)]),
+    ("g = ct.cdiv(n, 128)", [("int", None)]),
+    ("g = math.ceil(n / 128)", [("int", None)]),
+    ("g = [n, 1, 1]", [("list", None)]),
+    ("g = lambda meta: (n,)", [("function", None)]),
+    ("g = (n,)\nif n > 4:\n    g = n // 2", [("tuple", 1), ("int", None)]),
+    ("g = make_grid(n)", None),
+    ("g = x.shape", None),
+])
+def test_grid_forms(body, expected):
+    ctx, tree = context("def host(x, n):\n" + textwrap.indent(body + "\nprobe(g)", "    "))
+    forms = grid_forms(ctx, probe(tree))
+    found = None if forms is None else sorted(((f.kind, f.length) for f in forms), key=str)
+    assert found == (None if expected is None else sorted(expected, key=str))
