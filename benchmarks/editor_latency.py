@@ -1,0 +1,202 @@
+"""Latency per save in an editor, on a generated 3,000-line Triton file (docs/editors.md).
+
+Times the commands the editor integrations run on each save, with the buffer on standard input
+as they pass it: the VS Code flake8 extension and python-lsp-server (``flake8 -
+--stdin-display-name PATH``), the VS Code pylint extension (``pylint --from-stdin PATH``), and
+``kernelint check - --stdin-filename PATH``; then python-lsp-server itself, from ``didSave``
+to ``publishDiagnostics``. Prints a markdown table (median and max of the runs).
+
+    python benchmarks/editor_latency.py [--runs 7] [--lines 3000]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+KERNEL = '''
+
+@triton.autotune(configs=[triton.Config({{"BLOCK": 64}}), triton.Config({{"BLOCK": 128}})], key=["n"])
+@triton.jit
+def gelu_{i}(x_ptr, y_ptr, w_ptr, n, stride_x, BLOCK: tl.constexpr):
+    """GELU then a scaled add, block {i}."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs * stride_x, mask=mask, other=0.0)
+    w = tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for k in range(0, 4):
+        acc += w * k
+    cdf = 0.5 * (1.0 + tl.math.erf(x * 0.7071067811865476))
+    y = x * cdf + acc
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def launch_{i}(x, w):
+    y = torch.empty_like(x)
+    n = x.numel()
+    grid = lambda META: (triton.cdiv(n, META["BLOCK"]),)
+    gelu_{i}[grid](x, y, w, n, x.stride(0))
+    return y
+'''
+
+
+def generate(lines: int) -> str:
+    text = '"""Generated kernels for the editor latency benchmark."""\nimport torch\nimport triton\nimport triton.language as tl\n'
+    i = 0
+    while text.count("\n") < lines:
+        text += KERNEL.format(i=i)
+        i += 1
+    return text
+
+
+def timed(command: list[str], source: str, cwd: Path) -> tuple[float, str]:
+    start = time.perf_counter()
+    result = subprocess.run(command, input=source, capture_output=True, text=True, cwd=cwd)
+    elapsed = time.perf_counter() - start
+    if "Traceback" in result.stderr:
+        raise RuntimeError(result.stderr)
+    return elapsed, result.stdout
+
+
+class LanguageServer:
+    """A python-lsp-server over stdio, with only its flake8 plugin on (kernelint's rules)."""
+
+    def __init__(self, root: Path) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "pylsp"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
+        self.root = root
+        self.next_id = 0
+        self.diagnostics: list = []
+        self.arrived = threading.Event()
+        self.responses: dict[int, dict] = {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _send(self, message: dict) -> None:
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        ident = self.next_id
+        self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        while ident not in self.responses:
+            time.sleep(0.01)
+        return self.responses.pop(ident)
+
+    def notify(self, method: str, params: dict) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            header = b""
+            while not header.endswith(b"\r\n\r\n"):
+                byte = stream.read(1)
+                if not byte:
+                    return
+                header += byte
+            length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+            message = json.loads(stream.read(length))
+            if "id" in message and "method" not in message:
+                self.responses[message["id"]] = message
+            elif message.get("method") == "textDocument/publishDiagnostics":
+                self.diagnostics = message["params"]["diagnostics"]
+                self.arrived.set()
+
+    def start(self) -> None:
+        plugins = {name: {"enabled": False} for name in (
+            "pycodestyle", "pyflakes", "mccabe", "pylint", "autopep8", "yapf", "jedi_completion",
+            "jedi_hover", "jedi_references", "jedi_signature_help", "jedi_symbols", "rope_autoimport",
+            "preload", "pydocstyle")}
+        plugins["flake8"] = {"enabled": True, "select": ["KL"]}
+        self.request("initialize", {"processId": os.getpid(), "rootUri": self.root.as_uri(), "capabilities": {},
+                                    "initializationOptions": {}})
+        self.notify("initialized", {})
+        self.notify("workspace/didChangeConfiguration",
+                    {"settings": {"pylsp": {"configurationSources": ["flake8"], "plugins": plugins}}})
+
+    def save_latency(self, uri: str, text: str, version: int) -> float:
+        """Seconds from didSave to the diagnostics that follow it."""
+        self.arrived.clear()
+        start = time.perf_counter()
+        self.notify("textDocument/didSave", {"textDocument": {"uri": uri}, "text": text})
+        if not self.arrived.wait(60):
+            raise RuntimeError("no diagnostics from pylsp")
+        return time.perf_counter() - start
+
+    def stop(self) -> None:
+        self.request("shutdown", {})
+        self.notify("exit", {})
+        self.process.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--lines", type=int, default=3000)
+    args = parser.parse_args()
+    from kernelint.rules import all_rules, pylint_message
+
+    symbols = ",".join(pylint_message(r)[1] for r in all_rules() if r.code != "KL001")
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "pyproject.toml").write_text("[tool.kernelint]\n")
+        path = root / "kernels" / "big.py"
+        path.parent.mkdir()
+        source = generate(args.lines)
+        path.write_text(source)
+        name = "kernels/big.py"
+        commands = {
+            "flake8 (VS Code flake8 extension, pylsp)":
+                [sys.executable, "-m", "flake8", "--select", "KL", "--stdin-display-name", name, "-"],
+            "pylint, kernelint checkers only (VS Code pylint extension)":
+                [sys.executable, "-m", "pylint", "--load-plugins=kernelint.pylint_plugin", "--disable=all",
+                 f"--enable={symbols}", "--persistent=n", "--from-stdin", name],
+            "pylint, default checkers + kernelint (VS Code pylint extension)":
+                [sys.executable, "-m", "pylint", "--load-plugins=kernelint.pylint_plugin", "--persistent=n",
+                 "--from-stdin", name],
+            "kernelint check - --stdin-filename":
+                [sys.executable, "-m", "kernelint", "check", "-", "--stdin-filename", name],
+        }
+        rows = []
+        for label, command in commands.items():
+            times, out = [], ""
+            for _ in range(args.runs):
+                elapsed, out = timed(command, source, root)
+                times.append(elapsed)
+            count = sum(1 for line in out.splitlines() if "KL104" in line or "erf-needs-fp32" in line)
+            rows.append((label, statistics.median(times), max(times), count))
+
+        server = LanguageServer(root)
+        server.start()
+        uri = path.as_uri()
+        server.arrived.clear()
+        server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                                 "text": source}})
+        server.arrived.wait(60)
+        times = [server.save_latency(uri, source, version) for version in range(2, args.runs + 2)]
+        count = sum(1 for d in server.diagnostics if str(d.get("code")) == "KL104")
+        server.stop()
+        rows.append(("python-lsp-server, didSave -> diagnostics (flake8 plugin)", statistics.median(times),
+                     max(times), count))
+
+    print(f"{source.count(chr(10))} lines, {args.runs} runs each, Python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} CPUs\n")
+    print("| front end | median (s) | max (s) | KL104 findings |")
+    print("| --- | --- | --- | --- |")
+    for label, median, worst, count in rows:
+        print(f"| {label} | {median:.2f} | {worst:.2f} | {count} |")
+
+
+if __name__ == "__main__":
+    main()
