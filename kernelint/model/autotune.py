@@ -99,15 +99,49 @@ def replaces_hooks(call: ast.Call) -> bool:
 
 def configs_set_pre_hook(ctx: "FileContext", call: ast.Call) -> bool:
     """True when some ``triton.Config`` of the autotune has a ``pre_hook``: it runs before every
-    benchmarked launch and may reset buffers (``nargs["c"].zero_()``)."""
+    benchmarked launch and may reset buffers or set descriptor block shapes. Configs built by a
+    local function are read there; a builder called with ``pre_hook=`` counts as setting one."""
     configs = signature_argument(call, _SIGNATURE, "configs")
     if configs is None:
         return False
-    config_signature = triton.SIGNATURES[triton.CONFIG]
     for value in ctx.values_of(configs):
         if value is None:
             continue
         for node in ast.walk(value):
-            if ctx.is_call(node, triton.CONFIG) and signature_argument(node, config_signature, "pre_hook") is not None:
+            if not isinstance(node, ast.Call):
+                continue
+            if ctx.is_call(node, triton.CONFIG):
+                if _sets_hook(signature_argument(node, _CONFIG_SIGNATURE, "pre_hook")):
+                    return True
+                continue
+            if any(k.arg == "pre_hook" and _sets_hook(k.value) for k in node.keywords):
+                return True
+            if _builder_sets_hook(ctx, node):
+                return True
+    return False
+
+
+_CONFIG_SIGNATURE = triton.SIGNATURES[triton.CONFIG]
+
+
+def _sets_hook(expr: ast.expr | None) -> bool:
+    return expr is not None and not (isinstance(expr, ast.Constant) and expr.value is None)
+
+
+def _builder_sets_hook(ctx: "FileContext", call: ast.Call) -> bool:
+    """A local config-building function whose ``triton.Config`` calls pass a hook that is not one
+    of its own parameters (those are covered by the keyword check on the call)."""
+    if not isinstance(call.func, ast.Name):
+        return False
+    builders = [d.node for d in ctx.definitions(call.func.id, call)
+                if isinstance(d.node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(builders) != 1:
+        return False
+    builder = builders[0]
+    own = {a.arg for a in [*builder.args.posonlyargs, *builder.args.args, *builder.args.kwonlyargs]}
+    for node in ast.walk(builder):
+        if ctx.is_call(node, triton.CONFIG):
+            hook = signature_argument(node, _CONFIG_SIGNATURE, "pre_hook")
+            if _sets_hook(hook) and not (isinstance(hook, ast.Name) and hook.id in own):
                 return True
     return False
