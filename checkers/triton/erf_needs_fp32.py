@@ -50,9 +50,15 @@ and `erfcinv` in a Triton kernel when the argument is not provably fp32 or fp64:
 cast to fp16/bf16/fp8, or it was read with `tl.load` and never converted (so its type is the
 tensor's, and kernels that serve fp16 or bf16 tensors get a half-precision value).
 
+Values are followed into `@triton.jit` helpers: a helper's parameter holds what its callers in
+the same file pass (reported when every caller passes a half or loaded value), and a function
+wrapped by a kernel generator above `@triton.jit` (FlagGems' `@pointwise_dynamic`) receives
+loaded elements of the caller's tensors.
+
 It stays silent after `.to(tl.float32)`, on fp32 accumulators (`tl.zeros(..., dtype=tl.float32)`,
 `tl.dot` results), on quotients (Triton computes `/` in fp32) and whenever the type cannot be
-read from the source (a helper's parameter, a value cast to a `DTYPE` constexpr).
+read from the source (a helper nobody in the file calls, callers that pass fp32 at one site and
+half at another, a value cast to a `DTYPE` constexpr).
 
 ## Why is this bad?
 Triton does not promote the argument of these functions. `tl.math.erf` checks that its input is

@@ -171,7 +171,7 @@ def _converted_to_int64(load: ast.Call, ctx) -> bool:
     return (
         isinstance(outer, ast.Call)
         and outer.func is attribute
-        and triton_dtype(ctx, conversion_target(outer, ctx)) == "int64"
+        and triton_dtype(ctx, conversion_target(ctx, outer)) == "int64"
     )
 
 

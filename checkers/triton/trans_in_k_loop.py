@@ -23,7 +23,8 @@ class TransInKLoop(Rule):
     node_types = (ast.Call, ast.Attribute)
     doc = """
 ## What it does
-Flags `tl.trans(x)` (or `x.T`) inside a loop that accumulates `tl.dot`, where `x` was loaded by
+Flags `tl.trans(x)` (also `x.T`, `x.trans()`, `tl.permute(x, (1, 0))`, written on its own
+line or inline inside the `tl.dot(...)` call) inside a loop that accumulates `tl.dot`, where `x` was loaded by
 `tl.load` in that same iteration and the transposed tile feeds a `tl.dot`.
 
 Info and off by default: on an H200 with triton 3.6 the transpose cost nothing measurable. The
@@ -84,11 +85,25 @@ The claimed 5-15% did not reproduce.
 
     @staticmethod
     def _transposed(node, ctx):
-        if ctx.is_call(node, triton.TRANS) and len(node.args) == 1:
-            return node.args[0]
+        """The tile a 2D transpose reads: ``tl.trans(x)``, ``tl.trans(x, 1, 0)``,
+        ``tl.permute(x, (1, 0))``, ``x.trans()``, ``x.permute(1, 0)`` or ``x.T``."""
         if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load):
             return node.value
-        return None
+        if not isinstance(node, ast.Call):
+            return None
+        name = ctx.call_name(node)
+        if name in (triton.TRANS, triton.PERMUTE) and node.args:
+            operand, dims = node.args[0], node.args[1:]
+        elif name is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("trans", "permute"):
+            operand, dims = node.func.value, node.args
+            name = triton.TRANS if node.func.attr == "trans" else triton.PERMUTE
+        else:
+            return None
+        if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
+            dims = dims[0].elts
+        if not dims and name == triton.TRANS:
+            return operand
+        return operand if [ctx.resolve_int(d) for d in dims] == [1, 0] else None
 
     @classmethod
     def _only_used_transposed(cls, operand, loop, ctx):
@@ -99,7 +114,10 @@ The claimed 5-15% did not reproduce.
             if isinstance(use, ast.Name) and use.id == operand.id and isinstance(use.ctx, ast.Load):
                 parent = ctx.parent(use)
                 metadata = isinstance(parent, ast.Attribute) and parent.attr in ("dtype", "shape")
-                if not metadata and cls._transposed(parent, ctx) is not use:
+                method = ctx.parent(parent) if isinstance(parent, ast.Attribute) and parent.attr in ("trans", "permute") else None
+                if not metadata and cls._transposed(parent, ctx) is not use and (
+                    method is None or cls._transposed(method, ctx) is not use
+                ):
                     return False
         return True
 

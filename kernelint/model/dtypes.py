@@ -17,6 +17,7 @@ import ast
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from kernelint.model import calls_graph
 from kernelint.model.calls import argument
 from kernelint.model.reaching import reaching_definitions
 from kernelint.model.values import Definition
@@ -48,7 +49,7 @@ class Precision(Enum):
     UNKNOWN = "unknown"
 
 
-def conversion_target(call: ast.Call, ctx: "FileContext") -> ast.expr | None:
+def conversion_target(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     """The dtype a kernel-side conversion converts to: ``x.to(T)``, ``x.to(dtype=T)``,
     ``tl.cast(x, T)``; None for any other call."""
     func = call.func
@@ -61,19 +62,19 @@ def conversion_target(call: ast.Call, ctx: "FileContext") -> ast.expr | None:
     return positional[0] if positional else argument(call, "dtype")
 
 
-def triton_dtype(expr: ast.AST | None, ctx: "FileContext") -> str | None:
+def triton_dtype(ctx: "FileContext", expr: ast.AST | None) -> str | None:
     """The ``triton.language`` dtype ``expr`` names literally (``"float16"``), following module
     constants such as ``ACC_DTYPE = tl.float32``; None for constexpr parameters and anything else."""
-    return _literal_dtype(expr, ctx, TL, TRITON_DTYPES)
+    return _literal_dtype(ctx, expr, TL, TRITON_DTYPES)
 
 
-def torch_dtype(expr: ast.AST | None, ctx: "FileContext") -> str | None:
+def torch_dtype(ctx: "FileContext", expr: ast.AST | None) -> str | None:
     """The ``torch`` dtype ``expr`` names (``torch.int`` -> ``"int32"``), or None."""
-    name = _literal_dtype(expr, ctx, "torch.", None)
+    name = _literal_dtype(ctx, expr, "torch.", None)
     return _TORCH_ALIASES.get(name, name) if name else None
 
 
-def _literal_dtype(expr, ctx, prefix: str, allowed) -> str | None:
+def _literal_dtype(ctx, expr, prefix: str, allowed) -> str | None:
     if expr is None:
         return None
     names = set()
@@ -115,7 +116,7 @@ _LOADS = frozenset({TL + "load", TL + "atomic_add", TL + "atomic_max", TL + "ato
 _CONSTRUCTORS = {TL + "zeros": 1, TL + "full": 2}
 
 
-def precision_of(expr: ast.AST, ctx: "FileContext") -> Precision:
+def precision_of(ctx: "FileContext", expr: ast.AST) -> Precision:
     """How wide the float type of kernel value ``expr`` provably is."""
     return _Inference(ctx).of(expr) or Precision.UNKNOWN
 
@@ -173,26 +174,26 @@ class _Inference:
         func = call.func
         if isinstance(func, ast.Attribute) and name is None:  # a method of a kernel value
             if func.attr == "to":
-                return self._cast(conversion_target(call, ctx))
+                return self._cast(conversion_target(ctx, call))
             if func.attr in _METHODS_FIRST_ARG:
                 return self.of(func.value)
             return Precision.UNKNOWN
         if name in _LOADS:
             return Precision.LOADED
         if name == TL + "cast":
-            return self._cast(conversion_target(call, ctx))
+            return self._cast(conversion_target(ctx, call))
         if name in _CONSTRUCTORS:
             position = _CONSTRUCTORS[name]
             dtype = argument(call, "dtype")
             if dtype is None and len(call.args) > position:
                 dtype = call.args[position]
-            return precision_of_dtype(triton_dtype(dtype, ctx))
+            return precision_of_dtype(triton_dtype(ctx, dtype))
         if name == TL + "dot":
             acc = call.args[2] if len(call.args) > 2 else argument(call, "acc")
             if acc is not None:
                 return self.of(acc)
             out = argument(call, "out_dtype")
-            return Precision.WIDE if out is None else precision_of_dtype(triton_dtype(out, ctx))
+            return Precision.WIDE if out is None else precision_of_dtype(triton_dtype(ctx, out))
         if name == TL + "where" and len(call.args) == 3:
             return self._binop(ast.Add(), [self.of(call.args[1]), self.of(call.args[2])])
         if name in _ELEMENTWISE or name in _FIRST_ARG:
@@ -201,11 +202,11 @@ class _Inference:
         return Precision.UNKNOWN
 
     def _cast(self, dtype: ast.expr | None) -> Precision:
-        return precision_of_dtype(triton_dtype(dtype, self.ctx))
+        return precision_of_dtype(triton_dtype(self.ctx, dtype))
 
     def _name(self, name: ast.Name) -> Precision | None:
         found: list[Precision | None] = []
-        for definition in reaching_definitions(name, self.ctx):
+        for definition in reaching_definitions(self.ctx, name):
             key = id(definition.node)
             if key in self.visiting:
                 found.append(None)
@@ -226,13 +227,31 @@ class _Inference:
             kernel = self.ctx.kernel_of(node)
             if kernel is not None and kernel.is_constexpr(node, self.ctx.qualname):
                 return Precision.SCALAR
-            return Precision.UNKNOWN
+            return self._parameter(node, kernel)
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             # The target read as a use: the value it had before this statement.
             return self._binop(node.op, [self.of(node.target), self.of(node.value)])
         if definition.value is None:
             return Precision.UNKNOWN
         return self.of(definition.value)
+
+    def _parameter(self, parameter: ast.arg, kernel) -> Precision | None:
+        """A helper's parameter is what its callers in the file pass (all must agree); a
+        function a kernel generator wraps gets loaded tensor elements. Anything else is unknown."""
+        if kernel is None:
+            return Precision.UNKNOWN
+        function = kernel.node
+        if calls_graph.generated_elementwise(self.ctx, function):
+            position = kernel.params.index(parameter)
+            return Precision.UNKNOWN if position in calls_graph.scalar_positions(self.ctx, function) else Precision.LOADED
+        passed = calls_graph.arguments_for(self.ctx, parameter)
+        if not passed:
+            return Precision.UNKNOWN
+        found = [self.of(value) for value in passed]
+        known = [p for p in found if p is not None]
+        if known and set(known) == {Precision.LOW, Precision.LOADED}:
+            return Precision.LOADED  # half at some call sites, the tensor's type at the others
+        return _one_of(known) if known else None
 
 
 def _one_of(values: list[Precision]) -> Precision:

@@ -42,6 +42,7 @@ EXPAND_DIMS = TL + "expand_dims"
 POINTER_TYPE = TL + "pointer_type"
 CAST = TL + "cast"
 TRANS = TL + "trans"
+PERMUTE = TL + "permute"
 PROGRAM_ID = TL + "program_id"
 NUM_PROGRAMS = TL + "num_programs"
 ZEROS = TL + "zeros"
@@ -49,6 +50,11 @@ FULL = TL + "full"
 RESHAPE = TL + "reshape"
 VIEW = TL + "view"
 BROADCAST_TO = TL + "broadcast_to"
+#: Random-number generation (``triton.language.random``); vendor libdevices re-export philox.
+RANDOM = frozenset(TL + n for n in (
+    "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "philox_impl",
+    "uint_to_uniform_float", "pair_uniform_to_normal", "random.philox", "random.randint4x",
+))
 WHERE = TL + "where"
 MAKE_TENSOR_DESCRIPTOR = TL + "make_tensor_descriptor"
 MAKE_BLOCK_PTR = TL + "make_block_ptr"

@@ -1,0 +1,157 @@
+"""Compile-time sizes inside Triton kernels: the ints a size expression takes, and the lengths of
+the ``tl.arange`` vectors that span each axis of a tile.
+
+A size written in the kernel (``tl.arange(0, 48)``, ``BLOCK: tl.constexpr = 48``) has one
+value. A size that is a ``tl.constexpr`` parameter takes, per launch of the kernel in this file,
+the value that launch passes (or the parameter's default); ``int_values`` evaluates the size
+once per launch and says where each value was set, so a rule can report the launch argument
+that picks a bad size. Launches whose arguments do not fold to ints are left out: the answer
+covers only what the file fixes.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernelint.model.calls import signature_argument
+from kernelint.model.dataflow import broadcast_operand, load_of, reaches
+from kernelint.model.dsl import triton
+from kernelint.model.values import fold_int
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+    from kernelint.model.kernels import Kernel
+
+_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class SizeValue:
+    """One value of a size. ``site`` is the node that fixes it: the size expression itself, or
+    the launch argument (or parameter default) that sets a constexpr it depends on."""
+
+    value: int
+    site: ast.AST
+
+
+def int_values(ctx: "FileContext", expr: ast.expr, at: ast.AST | None = None) -> list[SizeValue]:
+    """The ints ``expr`` (inside a Triton kernel; ``at``: the node whose kernel to use, default
+    ``expr``) takes: one when the kernel fixes it, else one per launch in this file that fixes
+    the constexpr parameters it reads."""
+    fixed = ctx.resolve_int(expr)
+    if fixed is not None:
+        return [SizeValue(fixed, at or expr)]
+    kernel = ctx.kernel_of(at or expr, "triton")
+    if kernel is None:
+        return []
+    constexprs = kernel.constexpr_names(ctx.qualname)
+    read = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & constexprs
+    if not read:
+        read = _constexprs_behind(ctx, expr, constexprs)
+    if not read:
+        return []
+    found = []
+    for env, sites in _launch_environments(ctx, kernel, read):
+        value = _fold(ctx, expr, env)
+        if value is not None:
+            found.append(SizeValue(value, sites[sorted(read)[0]]))
+    return found
+
+
+def _constexprs_behind(ctx: "FileContext", expr: ast.expr, constexprs: set[str]) -> set[str]:
+    """Constexpr parameters a size reads through names assigned in the kernel."""
+    read: set[str] = set()
+
+    def match(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name) and node.id in constexprs:
+            read.add(node.id)
+        return False
+
+    reaches(ctx, expr, match)
+    return read
+
+
+def _launch_environments(ctx: "FileContext", kernel: "Kernel", names: set[str]):
+    """(name -> int, name -> site) for each launch of ``kernel`` that fixes every name."""
+    defaults = kernel.defaults()
+    launches = [launch for launch in ctx.launches_of("triton") if launch.kernel is kernel]
+    for launch in launches:
+        bound = launch.bound_arguments()
+        env, sites = {}, {}
+        for name in names:
+            argument = bound.get(name, defaults.get(name))
+            value = ctx.resolve_int(argument) if argument is not None else None
+            if value is None:
+                break
+            env[name], sites[name] = value, argument
+        else:
+            yield env, sites
+    if not launches and kernel.autotune is None and names <= set(defaults):
+        env = {name: ctx.resolve_int(defaults[name]) for name in names}
+        if all(v is not None for v in env.values()):
+            yield env, {name: defaults[name] for name in names}
+
+
+def _fold(ctx: "FileContext", expr: ast.expr, env: dict[str, int], depth: int = _DEPTH) -> int | None:
+    def lookup(name: ast.Name) -> int | None:
+        if name.id in env:
+            return env[name.id]
+        if depth <= 0:
+            return None
+        definitions = ctx.definitions(name.id, name)
+        if len(definitions) != 1 or definitions[0].value is None:
+            return ctx.resolve_int(name)
+        return _fold(ctx, definitions[0].value, env, depth - 1)
+
+    return fold_int(expr, lookup)
+
+
+def arange_length(ctx: "FileContext", call: ast.Call) -> list[SizeValue]:
+    """The lengths ``end - start`` of ``tl.arange(start, end)``, per value the kernel or its
+    launches fix (see ``int_values``)."""
+    start = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "start"), None)
+    end = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "end"), None)
+    if start is None or end is None:
+        return []
+    return int_values(ctx, ast.BinOp(end, ast.Sub(), start), at=call)
+
+
+def axis_aranges(ctx: "FileContext", expr: ast.expr, axis: int) -> list[ast.Call]:
+    """The ``tl.arange`` calls that span ``axis`` (0 rows, 1 columns) of the 2D tile ``expr``
+    addresses: those inside the vectors broadcast along that axis (``offs_k[None, :]``)."""
+    found: list[ast.Call] = []
+
+    def collect(node: ast.AST) -> bool:
+        if ctx.is_call(node, triton.ARANGE):
+            found.append(node)
+        return False
+
+    def match(node: ast.AST) -> bool:
+        operand = broadcast_operand(ctx, node)
+        if operand is not None and operand[1] == axis:
+            reaches(ctx, operand[0], collect)
+        return False
+
+    reaches(ctx, expr, match, prune=lambda n: ctx.is_call(n, triton.LOAD))
+    return found
+
+
+def operand_extent(ctx: "FileContext", operand: ast.expr, axis: int) -> list[SizeValue]:
+    """The sizes ``axis`` of a 2D tile takes, for a tile read by ``tl.load`` (through names and
+    ``.to(...)``): from the ``block_shape`` of a ``tl.make_block_ptr``, or from the
+    ``tl.arange`` lengths of the offsets broadcast along that axis. Empty when unknown."""
+    load = load_of(ctx, operand)
+    pointer = signature_argument(load, triton.SIGNATURES[triton.LOAD], "pointer") if load is not None else None
+    if pointer is None:
+        return []
+    block_ptr = reaches(ctx, pointer, lambda n: ctx.is_call(n, triton.MAKE_BLOCK_PTR))
+    if block_ptr is not None:
+        shape = signature_argument(block_ptr, triton.SIGNATURES[triton.MAKE_BLOCK_PTR], "block_shape")
+        if isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 2:
+            return int_values(ctx, shape.elts[axis], at=block_ptr)
+        return []
+    found = []
+    for arange in axis_aranges(ctx, pointer, axis):
+        found.extend(arange_length(ctx, arange))
+    return found
