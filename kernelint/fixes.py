@@ -111,9 +111,17 @@ def fix_source(path: str, source: str, options, unsafe: bool) -> FileResult:
 
 
 def unified_diff(result: FileResult) -> str:
+    """The change as ``git apply`` / ``patch -p1`` read it, from the working directory."""
+    shown = Path(result.path)
+    if shown.is_absolute():
+        try:
+            shown = shown.relative_to(Path.cwd())
+        except ValueError:
+            pass
+    name = shown.as_posix().lstrip("/")
     return "".join(difflib.unified_diff(
         result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True),
-        fromfile=f"a/{result.path}", tofile=f"b/{result.path}",
+        fromfile=f"a/{name}", tofile=f"b/{name}",
     ))
 
 
