@@ -9,6 +9,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from kernelint.findings import Severity
+from kernelint.prove import roofline
 
 if TYPE_CHECKING:
     from kernelint.rules import Rule
@@ -78,12 +79,15 @@ def _table(record: dict) -> list[str]:
     if not cases:
         return []
     if record.get("evidence_class") == "perf":
-        rows = ["| case | shape | bad ms | good ms | bad/good | bad throughput | good throughput |",
-                "| --- | --- | --- | --- | --- | --- | --- |"]
+        gpu = (record.get("environment") or {}).get("gpu")
+        rows = ["| case | shape | bad ms | good ms | bad/good | bad throughput | good throughput | good, share of peak |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for case in cases:
             bad, good = case.get("bad", {}), case.get("good", {})
+            share = roofline.fraction(good, gpu)
             rows.append(f"| {_label(case)} | {_params(case)} | {_ms(bad)} | {_ms(good)} | "
-                        f"{_ratio(case)} | {_throughput(bad)} | {_throughput(good)} |")
+                        f"{_ratio(case)} | {_throughput(bad)} | {_throughput(good)} | "
+                        f"{'n/a' if share is None else f'{share:.1%}'} |")
         return rows
     if record.get("evidence_class") == "numerics":
         rows = ["| case | shape | bad max abs | bad max rel | good max abs | good max rel |",

@@ -21,6 +21,7 @@ import time
 import traceback
 from pathlib import Path
 
+from kernelint.prove import roofline
 from kernelint.prove.manifest import load_pair
 
 READY = "KERNELINT-READY "
@@ -143,13 +144,23 @@ def _bench(fn, device: str) -> dict:
     return {"time_ms": median, "time_ms_q20": q20, "time_ms_q80": q80, "timer": "triton.testing.do_bench median"}
 
 
-def _throughput(work, time_ms: float) -> dict:
-    amount, unit = work
+def _throughput(work, time_ms: float, device: str) -> dict:
+    """TFLOP/s or GB/s, and on a GPU with known peaks the fraction of the roofline it reaches."""
+    amount, unit, *peak = work
     if unit == "FLOP":
-        return {"throughput": amount / (time_ms * 1e-3) / 1e12, "throughput_unit": "TFLOP/s"}
-    if unit == "B":
-        return {"throughput": amount / (time_ms * 1e-3) / 1e9, "throughput_unit": "GB/s"}
-    raise ValueError(f"work() must return (amount, 'FLOP') or (amount, 'B'), got unit {unit!r}")
+        result = {"throughput": amount / (time_ms * 1e-3) / 1e12, "throughput_unit": "TFLOP/s"}
+    elif unit == "B":
+        result = {"throughput": amount / (time_ms * 1e-3) / 1e9, "throughput_unit": "GB/s"}
+    else:
+        raise ValueError(f"work() must return (amount, 'FLOP') or (amount, 'B'), got unit {unit!r}")
+    result["peak"] = peak[0] if peak else roofline.DEFAULT_PEAK[unit]
+    if device.startswith("cuda"):
+        import torch
+
+        share = roofline.fraction(result, torch.cuda.get_device_name())
+        if share is not None:
+            result["roofline_fraction"] = share
+    return result
 
 
 def run_case(pair, reference, entry, case, device: str, bench: bool) -> dict:
@@ -183,7 +194,7 @@ def run_case(pair, reference, entry, case, device: str, bench: bool) -> dict:
     if bench and result["match"]:
         try:
             result.update(_bench(lambda: entry(**inputs), device))
-            result.update(_throughput(reference.work(dict(case.params)), result["time_ms"]))
+            result.update(_throughput(reference.work(dict(case.params)), result["time_ms"], device))
         except Exception as error:
             return {**result, **_error("bench", error), "match": result["match"]}
     return result

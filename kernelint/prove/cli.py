@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -89,6 +90,7 @@ def _run(args) -> int:
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        progress.close()
     writer.finish(time.monotonic() - started)
     counts = writer.counts()
     print("kernelint prove: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
@@ -160,7 +162,8 @@ def _prove_pair(item: Pair, options: Options, environment: dict, progress: "_Pro
     cases = list(item.interpret_cases() if options.interpret else item.cases)
     start = time.monotonic()
     record = run_pair(item, options, cases,
-                      on_run=lambda variant, case, run: progress.run_done(item, variant, case, run))
+                      on_run=lambda variant, case, run: progress.run_done(item, variant, case, run),
+                      on_start=lambda variant, name: progress.case_started(item, variant, name))
     record["wall_s"] = round(time.monotonic() - start, 1)
     return record
 
@@ -206,23 +209,74 @@ def _machine(env: dict, interpret: bool) -> str:
 
 
 class _Progress:
-    """Lines on stderr: one per kernel run, one per finished pair ``[n/m]``."""
+    """Lines on stderr, one per kernel run and one per finished pair ``[n/m]``. On a terminal, also
+    a bar on the last line (pairs done, the case running now, elapsed time), redrawn twice a
+    second; anywhere else (CI, a log file) only the lines."""
 
-    def __init__(self, total: int):
+    WIDTH = 24
+
+    def __init__(self, total: int, stream=None, tty: bool | None = None):
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
         self.total, self.done, self.lock = total, 0, threading.Lock()
+        self.running: dict[str, str] = {}
+        self.started = time.monotonic()
+        self._stop = threading.Event()
+        self._ticker = None
+        if self.tty:
+            self._ticker = threading.Thread(target=self._tick, name="kernelint-prove-progress", daemon=True)
+            self._ticker.start()
+
+    def case_started(self, pair: Pair, variant: str, case_name: str) -> None:
+        with self.lock:
+            self.running[pair.code] = f"{pair.code} {variant} {case_name}"
+            self._draw()
 
     def run_done(self, pair: Pair, variant: str, case, run: dict) -> None:
         with self.lock:
-            print(f"      {pair.code} {variant:<4} {case.name}: {run['outcome']}"
-                  + ("" if run["outcome"] == "ok" else f" ({describe_run(run)[:160]})"),
-                  file=sys.stderr, flush=True)
+            self._line(f"      {pair.code} {variant:<4} {case.name}: {run['outcome']}"
+                       + ("" if run["outcome"] == "ok" else f" ({describe_run(run)[:160]})"))
 
     def pair_done(self, record: dict) -> None:
         with self.lock:
             self.done += 1
+            self.running.pop(record["code"], None)
             took = f", {record['wall_s']:.0f} s" if "wall_s" in record else ""
-            print(f"[{self.done}/{self.total}] {record['code']} {record['name']}: {record['outcome']} "
-                  f"({record['verdict']}{took})", file=sys.stderr, flush=True)
+            self._line(f"[{self.done}/{self.total}] {record['code']} {record['name']}: {record['outcome']} "
+                       f"({record['verdict']}{took})")
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        if self.tty:
+            with self.lock:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+
+    def bar(self) -> str:
+        filled = self.WIDTH * self.done // max(self.total, 1)
+        elapsed = int(time.monotonic() - self.started)
+        now = "; ".join(self.running.values()) or "starting"
+        text = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} pairs "
+                f"| {elapsed // 60}:{elapsed % 60:02d} | {now}")
+        return text[:max(shutil.get_terminal_size().columns - 1, 20)]
+
+    def _line(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K")
+        print(text, file=self.stream, flush=True)
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K" + self.bar())
+            self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            with self.lock:
+                self._draw()
 
 
 class _Writer:

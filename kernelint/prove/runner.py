@@ -95,9 +95,10 @@ def _tail(out_path: Path, err_path: Path) -> str:
     return ((b"[stdout] " + out + b"\n[stderr] " if out.strip() else b"") + err).decode("utf-8", "replace")
 
 
-def _spawn(pair: Pair, variant: str, batch: list[Case], options: Options) -> dict[str, dict]:
+def _spawn(pair: Pair, variant: str, batch: list[Case], options: Options, on_start=None) -> dict[str, dict]:
     """Run ``batch`` in one child. Returns a record for every case that finished and for the one
-    that was running (or being prepared) when the child died or was killed; later cases are left out."""
+    that was running (or being prepared) when the child died or was killed; later cases are left out.
+    ``on_start(case_name)`` is called when a case's kernel is called (progress)."""
     if _interrupted.is_set():
         raise KeyboardInterrupt
     names = [case.name for case in batch]
@@ -119,6 +120,8 @@ def _spawn(pair: Pair, variant: str, batch: list[Case], options: Options) -> dic
                 for line in lines.read():
                     if line.startswith(READY):
                         current, running_since = json.loads(line[len(READY):])["case"], time.monotonic()
+                        if on_start:
+                            on_start(current)
                     elif line.startswith(RESULT):
                         payload = json.loads(line[len(RESULT):])
                         payloads[payload.pop("case")] = payload
@@ -180,14 +183,14 @@ def _lost(killed: str | None, running: bool, returncode: int | None, watchdog: f
             "returncode": returncode, "error_text": f"process {how}\n{stderr_tail}", "stderr_tail": stderr_tail}
 
 
-def run_variant(pair: Pair, variant: str, cases: list[Case], options: Options) -> dict[str, dict]:
+def run_variant(pair: Pair, variant: str, cases: list[Case], options: Options, on_start=None) -> dict[str, dict]:
     """One child per case; perf pairs time all their cases in one child per variant (both kernels
     must run correctly there anyway). After a death or a kill the rest restart in a fresh child."""
     group = len(cases) if pair.evidence_class == "perf" else 1
     records: dict[str, dict] = {}
     pending = list(cases)
     while pending:
-        records.update(_spawn(pair, variant, pending[:group], options))
+        records.update(_spawn(pair, variant, pending[:group], options, on_start))
         pending = [case for case in pending if case.name not in records]
     return records
 
@@ -239,13 +242,14 @@ def judge_pair(pair: Pair, cases: list[dict]) -> tuple[str, str, dict]:
     return "reproduced", "shown in " + ("the one case" if len(counted) == 1 else f"all {len(counted)} cases"), extra
 
 
-def run_pair(pair: Pair, options: Options, cases: list[Case] | None = None, on_run=None) -> dict:
+def run_pair(pair: Pair, options: Options, cases: list[Case] | None = None, on_run=None, on_start=None) -> dict:
     """Run good then bad for every case and judge the pair. ``on_run(variant, case, record)`` is
-    called after each run (progress)."""
+    called after each run, ``on_start(variant, case_name)`` when a kernel call begins (progress)."""
     cases = list(pair.cases if cases is None else cases)
     runs: dict[str, dict[str, dict]] = {}
     for variant in ("good", "bad"):
-        runs[variant] = run_variant(pair, variant, cases, options)
+        started = (lambda name, variant=variant: on_start(variant, name)) if on_start else None
+        runs[variant] = run_variant(pair, variant, cases, options, started)
         if on_run:
             for case in cases:
                 on_run(variant, case, runs[variant][case.name])

@@ -59,7 +59,10 @@ def params(case: dict) -> str:
 
 
 def _throughput(run: dict) -> str:
-    return f"{run['throughput']:.1f} {run['throughput_unit']}" if "throughput" in run else "n/a"
+    if "throughput" not in run:
+        return "n/a"
+    share = f", {run['roofline_fraction']:.0%} of peak" if "roofline_fraction" in run else ""
+    return f"{run['throughput']:.1f} {run['throughput_unit']}{share}"
 
 
 def pair_outcome(record: dict) -> str:
