@@ -1,0 +1,160 @@
+"""KL120 unmasked-padded-block: A load or store spans a block rounded up to a power of two from a
+runtime size, with no mask for the padding lanes."""
+from __future__ import annotations
+
+import ast
+
+from kernelint.findings import Severity
+from kernelint.model import dataflow, memory
+from kernelint.model.calls import signature_argument
+from kernelint.model.dsl import triton
+from kernelint.rules import Report, Rule
+
+_CLAMPS = frozenset({triton.TL + "minimum", triton.WHERE})
+
+
+class UnmaskedPaddedBlock(Rule):
+    code = "KL120"
+    name = "unmasked-padded-block"
+    family = "triton-masking"
+    dsl = "triton"
+    severity = Severity.INFO
+    default_enabled = False
+    evidence_class = "numerics"
+    summary = ("A load or store over `tl.arange(0, B)`, with `B = triton.next_power_of_2(n)` on the host, "
+               "has no mask: the padding lanes touch memory past `n`.")
+    wants_finish = True
+    doc = """
+## What it does
+Flags a `tl.load`/`tl.store` without `mask=` whose pointer is built from `tl.arange(0, B)` (or
+`tl.arange(a, B)`), where `B` is a `tl.constexpr` that a launch in the same file passes as
+`triton.next_power_of_2(n)` of a size known only at run time (directly or through a host name).
+
+Silent when the access has a mask, when the offsets are wrapped or clamped (`offs % n`,
+`tl.minimum(offs, n - 1)`, `tl.where`), when the block is capped on the host
+(`min(64, triton.next_power_of_2(K))`: the kernel loops over the size in blocks), when the host
+allocates the accessed tensor with the padded block in its shape, when the access sits under an `if` (kernels take the
+unmasked path only when a constexpr says the block is full: `if EVEN_N:`), for block pointers and
+tensor descriptors (their bounds are checked by `boundary_check`/the descriptor), and when `B` is
+rounded from a constant.
+
+## Why is this bad?
+`next_power_of_2(n)` is larger than `n` for every `n` that is not a power of two. Without a mask,
+the lanes from `n` to `B` read and write past the row: a row-wise kernel reads the next row into
+its reductions and writes its padding into the next row, and the last row leaves the tensor. The
+outputs are wrong for every non-power-of-two size, while tests with sizes like 1024 or 4096 pass.
+Whether the access past the end of the allocation also faults depends on what lies behind it
+(PyTorch's caching allocator usually hides it), so the visible symptom is wrong numbers.
+
+## Example
+```python
+offs = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * stride + offs)
+...
+softmax_kernel[(n_rows,)](x, y, x.stride(0), n_cols, BLOCK=triton.next_power_of_2(n_cols))
+```
+
+## Use instead
+```python
+x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf"))
+```
+"""
+    references = """
+- Triton tutorial 02 (fused softmax): the row block is `next_power_of_2(n_cols)` and every load
+  and store carries `mask=col_offsets < n_cols`.
+- The catalog's crash claim was rescoped to numerics: out-of-bounds lanes inside the caching
+  allocator's block do not fault; they read and write neighbouring rows.
+"""
+
+    def finish(self, ctx):
+        padded: dict[int, tuple[object, dict[str, ast.AST], set[str]]] = {}
+        for launch in ctx.launches_of("triton"):
+            constexprs = launch.kernel.constexpr_names(ctx.qualname)
+            bound = launch.bound_arguments()
+            for name, value in bound.items():
+                rounded = self._rounded_runtime_size(ctx, value) if name in constexprs else None
+                if rounded is None:
+                    continue
+                kernel, blocks, sized = padded.setdefault(id(launch.kernel.node), (launch.kernel, {}, set()))
+                blocks.setdefault(name, rounded)
+                sized |= {p for p, tensor in bound.items() if self._allocated_with(ctx, tensor, value)}
+        for kernel, blocks, sized in padded.values():
+            for access in memory.accesses(ctx, kernel):
+                call = access.call
+                name = ctx.call_name(call)
+                if name not in (triton.LOAD, triton.STORE):
+                    continue
+                signature = triton.SIGNATURES[name]
+                mask = signature_argument(call, signature, "mask")
+                if mask is not None and not (isinstance(mask, ast.Constant) and mask.value is None):
+                    continue
+                if signature_argument(call, signature, "boundary_check") is not None or self._guarded(ctx, kernel, call):
+                    continue
+                block = self._padded_arange(ctx, signature_argument(call, signature, "pointer"), blocks)
+                if block is not None and not (access.parameters & sized):
+                    verb = "load" if name == triton.LOAD else "store"
+                    yield Report(
+                        call,
+                        f"unmasked {verb} over `tl.arange(..., {block})`, and `{block}` is "
+                        f"`{ast.unparse(blocks[block])}` on the host: the lanes past the real size "
+                        "touch memory beyond it; add a mask",
+                    )
+
+    @staticmethod
+    def _rounded_runtime_size(ctx, value):
+        """The ``triton.next_power_of_2(n)`` call of a non-constant ``n`` that ``value`` is."""
+        def match(node):
+            return (ctx.is_call(node, triton.NEXT_POWER_OF_2) and len(node.args) == 1
+                    and ctx.resolve_int(node.args[0]) is None)
+
+        def bounded(node):
+            """``min(64, next_power_of_2(K))`` caps the block at a size the kernel loops over."""
+            return isinstance(node, ast.Lambda) or (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"))
+
+        return dataflow.reaches(ctx, value, match, prune=bounded)
+
+    @staticmethod
+    def _allocated_with(ctx, tensor, block_value):
+        """True when the host tensor ``tensor`` was allocated with the padded block in its shape
+        (``torch.zeros(B, T, S)`` and ``BLOCK=S``): its padding lanes are inside it."""
+        if not isinstance(block_value, ast.Name):
+            return False
+        for value in ctx.values_of(tensor):
+            if isinstance(value, ast.Call) and any(
+                isinstance(n, ast.Name) and n.id == block_value.id for a in value.args for n in ast.walk(a)
+            ):
+                return True
+        return False
+
+    @staticmethod
+    def _guarded(ctx, kernel, call):
+        for ancestor in ctx.ancestors(call):
+            if ancestor is kernel.node:
+                return False
+            if isinstance(ancestor, (ast.If, ast.IfExp)):
+                return True
+        return False
+
+    @staticmethod
+    def _padded_arange(ctx, pointer, blocks):
+        """The padded block name whose ``tl.arange`` reaches ``pointer`` unwrapped and unclamped."""
+        if pointer is None:
+            return None
+        found = []
+
+        def match(node):
+            if ctx.is_call(node, triton.ARANGE):
+                end = signature_argument(node, triton.SIGNATURES[triton.ARANGE], "end")
+                if isinstance(end, ast.Name) and end.id in blocks:
+                    found.append(end.id)
+                    return True
+            return False
+
+        def prune(node):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+                return True
+            return dataflow.is_load(ctx, node) or ctx.call_name(node) in _CLAMPS
+
+        dataflow.reaches(ctx, pointer, match, prune)
+        return found[0] if found else None
