@@ -50,8 +50,9 @@ def _too_complex(line: str) -> bool:
                for segment in line.split("/") if segment != "**")
 
 
-def _load_gitignore(directory: Path, warn: Warn):
-    path = directory / ".gitignore"
+def _load_gitignore(directory: Path, warn: Warn, path: Path | None = None):
+    """The patterns of ``directory/.gitignore`` (or of ``path``, read as if it were there)."""
+    path = path or directory / ".gitignore"
     try:
         if not path.is_file():
             return None
@@ -128,6 +129,10 @@ def discover(targets: list[str], settings: Settings, warn: Warn | None = None) -
         root = _git_root(absolute)
         specs = []
         if root is not None:
+            # The repository's own ignore list, which is never committed: patterns from the root.
+            info_exclude = _load_gitignore(root, warn, root / ".git" / "info" / "exclude")
+            if info_exclude:
+                specs.append(info_exclude)
             for directory in reversed([absolute, *absolute.parents]):
                 if directory == root or root in directory.parents:
                     if directory != absolute:

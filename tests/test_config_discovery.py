@@ -132,3 +132,17 @@ def test_no_python_files_warns_and_passes(tmp_path):
     result = run_kernelint("check", "docs", cwd=tmp_path)
     assert result.returncode == 0
     assert "no Python files found" in result.stderr
+
+
+def test_git_info_exclude_is_honoured(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    write(tmp_path, {"local_scratch/a.py": STALE, "sub/local_scratch/b.py": STALE, "kept.py": STALE})
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    with (tmp_path / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write("local_scratch/\n")
+    assert run_kernelint("check", "--show-files", cwd=tmp_path).stdout.split() == ["kept.py"]
+    assert run_kernelint("check", "--show-files", "sub", cwd=tmp_path).stdout.split() == []
