@@ -7,8 +7,8 @@ import ast
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Edit, Fix, Severity
 from kernelint.model.calls import signature_argument
-from kernelint.model.cutile import tile_function_of, tile_shape, tuple_entries
-from kernelint.model.dataflow import additive_terms, factors, reaches
+from kernelint.model.cutile import block_id_in, tile_function_of, tile_shape, tuple_entries
+from kernelint.model.dataflow import additive_terms, factors
 from kernelint.model.dsl import cutile
 from kernelint.rules import Report, Rule
 
@@ -35,10 +35,6 @@ def _drop_multiplier(entry: ast.expr, size: ast.expr, block_id: ast.expr) -> Fix
     return Fix("Index the tile by the block id", (
         Edit(entry.lineno, entry.col_offset, entry.end_lineno, entry.end_col_offset, ast.unparse(block_id)),
     ), safe=False)
-
-
-def _from_block_id(ctx, expr: ast.expr) -> ast.AST | None:
-    return reaches(ctx, expr, lambda n: ctx.is_call(n, cutile.BID))
 
 
 def _element_stepping_loop(ctx, term: ast.expr, size: ast.expr) -> ast.For | None:
@@ -75,7 +71,8 @@ Flags a `ct.load` or `ct.store` in cuTile tile code whose `index=` entry for one
 product of a block id (`ct.bid(...)`, or a value computed from it) and that axis's tile extent,
 the `shape=` of the load or the shape of the stored tile (`index=(bid * TILE,)` with
 `shape=(TILE,)`). Names are followed through their assignments, so `start = pid * TILE` then
-`index=(start,)` is seen too. The same holds for the variable of a loop that steps by the tile
+`index=(start,)` is seen too, and so is a helper's parameter that every caller in the file
+passes a block id for. The same holds for the variable of a loop that steps by the tile
 extent, `for k in range(0, K, TK)` with `index=(bid, k)` and `shape=(TM, TK)`: it counts elements.
 
 It stays silent when the multiplier is anything else: `index=(pid_n * 2,)` with a tile of
@@ -138,7 +135,7 @@ def add(a, b, c, TILE: ct.Constant[int]):
                     if not _same_size(ctx, factor, size):
                         continue
                     others = multiplicands[:position] + multiplicands[position + 1:]
-                    block_id = next((o for o in others if _from_block_id(ctx, o)), None)
+                    block_id = next((o for o in others if block_id_in(ctx, o)), None)
                     if block_id is not None:
                         message = (f"index `{short(entry)}` multiplies block id `{short(block_id)}` by the tile "
                                    f"size `{short(size)}`: cuTile indexes tiles, not elements; pass the tile "

@@ -17,7 +17,9 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernelint.model import calls_graph
 from kernelint.model.calls import argument, signature_argument
+from kernelint.model.dataflow import reaches
 from kernelint.model.dsl import cutile
 from kernelint.model.reaching import reaching_definitions, value_at
 
@@ -71,6 +73,23 @@ def tile_function_of(ctx: "FileContext", node: ast.AST) -> ast.AST | None:
     if function is None:
         return None
     return tile_functions(ctx).get(id(function))
+
+
+def block_id_in(ctx: "FileContext", expr: ast.expr, depth: int = 3) -> ast.AST | None:
+    """The ``ct.bid(...)`` call ``expr`` is computed from, through assignments and, for a
+    parameter of a tile helper, through what every call site in the file passes for it; None
+    when there is none (or a caller passes something else)."""
+    found = reaches(ctx, expr, lambda n: ctx.is_call(n, cutile.BID))
+    if found is not None or depth <= 0 or not isinstance(expr, ast.Name):
+        return found
+    definitions = ctx.definitions(expr.id, expr)
+    if len(definitions) != 1 or definitions[0].kind != "param":
+        return None
+    passed = calls_graph.arguments_for(ctx, definitions[0].node)
+    if not passed:
+        return None
+    sources = [block_id_in(ctx, value, depth - 1) for value in passed]
+    return sources[0] if all(source is not None for source in sources) else None
 
 
 # --- tile values ---------------------------------------------------------------------------------
