@@ -145,3 +145,32 @@ def test_flake8_applies_noqa_itself(tmp_path):
     assert flake8_paths(tmp_path, "--disable-noqa", "noqa.py", "directive.py") == {("noqa.py", 9, "KL104")}
     assert cli_paths(tmp_path, "noqa.py", "directive.py") == set()
     assert pylint_paths(tmp_path, "noqa.py", "directive.py") == set()
+
+
+def test_python_lsp_server_reports_kernelint_findings_for_the_buffer(tmp_path):
+    """python-lsp-server configured as docs/editors.md says: its flake8 plugin on the unsaved
+    buffer (the file on disk is clean) reports kernelint's finding under the file's config."""
+    pytest.importorskip("pylsp")
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("editor_latency", ROOT / "benchmarks" / "editor_latency.py")
+    editor_latency = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(editor_latency)
+    write(tmp_path, {"pyproject.toml": '[tool.kernelint]\nper-file-ignores = { "ignored/" = ["KL003"] }\n',
+                     "pkg/mod.py": "x = 1\n", "ignored/mod.py": "x = 1\n"})
+    server = editor_latency.LanguageServer(tmp_path)
+    try:
+        server.start()
+        found = {}
+        for name in ("pkg/mod.py", "ignored/mod.py"):
+            server.arrived.clear()
+            uri = (tmp_path / name).as_uri()
+            server.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "python", "version": 1, "text": STALE}})
+            assert server.arrived.wait(60), "no diagnostics"
+            found[name] = [(d["range"]["start"]["line"] + 1, d["code"]) for d in server.diagnostics]
+    finally:
+        server.stop()
+    assert found == {"pkg/mod.py": [(3, "KL003")], "ignored/mod.py": []}
