@@ -174,3 +174,21 @@ def test_python_lsp_server_reports_kernelint_findings_for_the_buffer(tmp_path):
     finally:
         server.stop()
     assert found == {"pkg/mod.py": [(3, "KL003")], "ignored/mod.py": []}
+
+
+def test_engine_does_not_import_the_configuration():
+    """Configuration belongs to the front ends (kernelint.frontend); the engine takes Options."""
+    code = "import sys, kernelint.engine; print('kernelint.config' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
+def test_every_output_links_the_rule_doc(tmp_path):
+    from test_cli import run_kernelint
+
+    url = "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md"
+    write(tmp_path, {"mod.py": STALE})
+    assert json.loads(run_kernelint("check", "--format", "json", "mod.py", cwd=tmp_path).stdout)[0]["url"] == url
+    assert run_kernelint("explain", "KL003", cwd=tmp_path).stdout.rstrip().endswith(url)
+    rules = json.loads(run_kernelint("rules", "--format", "json", cwd=tmp_path).stdout)
+    assert {row["code"]: row["url"] for row in rules}["KL003"] == url
