@@ -108,3 +108,18 @@ FLOAT_LOW = frozenset({
 })
 INTS = frozenset({f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"int1"})
 DTYPES = FLOAT_WIDE | FLOAT_LOW | INTS
+
+#: The Triton element type that holds each torch dtype bit for bit (``torch.float8_e4m3fn`` is
+#: ``tl.float8e4nv``, ``torch.bool`` is ``tl.int1``); names as ``dtypes.torch_dtype`` gives them.
+TORCH_TO_TRITON: dict[str, str] = {
+    **{n: n for n in ("float16", "bfloat16", "float32", "float64")},
+    **{f"{s}int{b}": f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)},
+    "bool": "int1", "float8_e4m3fn": "float8e4nv", "float8_e5m2": "float8e5",
+    "float8_e4m3fnuz": "float8e4b8", "float8_e5m2fnuz": "float8e5b16",
+}
+#: Bits per element in memory (``int1`` is stored as a byte, like ``torch.bool``).
+BITS: dict[str, int] = {
+    **{n: int(n[-2:]) for n in ("float16", "bfloat16", "float32", "float64")},
+    **{f"{s}int{b}": b for s in ("", "u") for b in (8, 16, 32, 64)},
+    "int1": 8, **{n: 8 for n in FLOAT_LOW if n.startswith("float8")},
+}

@@ -1,0 +1,111 @@
+"""KL121 wrong-dtype-map: A torch-to-Triton dtype table maps a dtype to a Triton type of another
+width or format."""
+from __future__ import annotations
+
+import ast
+
+from kernelint.findings import Severity
+from kernelint.model.dsl import triton
+from kernelint.model.dtypes import torch_dtype, triton_dtype
+from kernelint.rules import Report, Rule
+
+
+_FLOATS = triton.FLOAT_WIDE | triton.FLOAT_LOW
+
+
+class WrongDtypeMap(Rule):
+    code = "KL121"
+    name = "wrong-dtype-map"
+    family = "triton-dtypes"
+    dsl = "triton"
+    severity = Severity.INFO
+    default_enabled = False
+    evidence_class = "numerics"
+    summary = "A torch-to-Triton dtype table maps a dtype to a Triton type of another width or format."
+    node_types = (ast.Dict, ast.If)
+    doc = """
+## What it does
+Flags an entry of a torch-to-Triton dtype table, a dict literal (`{torch.bfloat16: tl.float16}`) or
+an `if`/`elif` chain (`if dtype == torch.bfloat16: out = tl.float16`), whose Triton type is not the
+one that holds the torch dtype bit for bit: another width, or another floating-point format of the
+same width (`torch.float8_e4m3fn` is `tl.float8e4nv`, not `tl.float8e4b15`; `torch.bfloat16` is
+`tl.bfloat16`, not `tl.float16`).
+
+Only tables that map at least two dtypes to their own Triton type count: a table whose values are
+mostly other types is a compute-type table (`{torch.float16: tl.float32, torch.bfloat16:
+tl.float32}` picks the accumulator) and is left alone. Same-width integer containers
+(`torch.float8_e4m3fn: tl.uint8`, `torch.bool: tl.int8`) hold the bits unchanged and are not
+reported.
+
+## Why is this bad?
+Such tables choose the element type of pointers built from raw addresses
+(`tl.load(ptrs + i).to(tl.pointer_type(DTYPE))`), of casts and of stores. With the wrong entry,
+the kernel reads one format's bits as another's: bfloat16 data read as float16 turns into
+numbers of the wrong magnitude, an fp8 variant with another exponent bias scales every value, and
+a type of another width also steps through memory by the wrong element size. The other dtypes of
+the table work, so tests that use only those pass.
+
+## Example
+```python
+TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.float16, torch.float32: tl.float32}
+```
+
+## Use instead
+```python
+TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32}
+```
+"""
+    references = """
+- cuTile→Triton conversion guide (seed 000): its dtype-mapping table (torch, cuTile and Triton
+  names of each element type) is the reference for the correct entries.
+"""
+
+    def check(self, node, ctx):
+        if isinstance(node, ast.Dict):
+            entries = [(k, v, v) for k, v in zip(node.keys, node.values) if k is not None]
+        elif not self._is_elif(ctx, node):
+            entries = list(self._chain_entries(node))
+        else:
+            return
+        mapped = []
+        for key, value, where in entries:
+            source, target = torch_dtype(ctx, key), triton_dtype(ctx, value)
+            if source in triton.TORCH_TO_TRITON and target is not None:
+                mapped.append((source, target, where))
+        if sum(triton.TORCH_TO_TRITON[s] == t for s, t, _ in mapped) < 2:
+            return
+        for source, target, where in mapped:
+            exact = triton.TORCH_TO_TRITON[source]
+            if target == exact:
+                continue
+            if triton.BITS[target] != triton.BITS[exact]:
+                why = f"{triton.BITS[exact]}-bit `torch.{source}` as {triton.BITS[target]}-bit `tl.{target}`"
+            elif {target, exact} <= _FLOATS:
+                why = f"`torch.{source}` bits as another format"
+            else:
+                continue
+            yield Report(
+                where,
+                f"this dtype table maps `torch.{source}` to `tl.{target}`, which reads {why}: "
+                f"use `tl.{exact}`",
+            )
+
+    @staticmethod
+    def _is_elif(ctx, node):
+        parent = ctx.parent(node)
+        return isinstance(parent, ast.If) and len(parent.orelse) == 1 and parent.orelse[0] is node
+
+    @staticmethod
+    def _chain_entries(node):
+        """(torch dtype expr, Triton dtype expr, node) of each branch of an if/elif chain that
+        compares with one dtype and assigns or returns one value."""
+        while isinstance(node, ast.If):
+            test = node.test
+            if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is))
+                    and len(node.body) == 1):
+                statement = node.body[0]
+                value = statement.value if isinstance(statement, (ast.Assign, ast.Return)) else None
+                if value is not None:
+                    for side in (test.left, test.comparators[0]):
+                        yield side, value, value
+            node = node.orelse[0] if len(node.orelse) == 1 else None
