@@ -1,9 +1,11 @@
 """Loop facts for pipelined kernels: what a loop assigns, which index wraps around a ring
-(``% stages``) and whether a loop runs at most a given number of times."""
+(``% stages``) and whether a loop runs at most a given number of times; and for host loops over
+the items of a sequence, which names (or ``seq[i]`` subscripts) stand for the current item."""
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.values import assigned_names
@@ -104,3 +106,64 @@ def trip_count_at_most(ctx: "FileContext", loop: ast.AST, bound: ast.expr) -> bo
     count, limit = ctx.resolve_int(args[0]), ctx.resolve_int(bound)
     return count is not None and limit is not None and count <= limit
 
+
+@dataclass(frozen=True)
+class ItemLoop:
+    """``for x in seq`` / ``for i, x in enumerate(seq)`` / ``for x, y in zip(a, b)`` /
+    ``for i in range(len(seq))``: ``sequences`` are the iterated expressions, ``item_names`` the
+    names bound to one item, ``index`` the name of a ``range(len(seq))`` index (items are then
+    ``seq[index]``)."""
+
+    loop: ast.For
+    sequences: tuple[ast.expr, ...]
+    item_names: frozenset[str]
+    index: str | None = None
+
+    def is_item(self, expr: ast.AST) -> bool:
+        """``expr`` is the current item: an item name, or ``seq[index]`` for an iterated ``seq``."""
+        if isinstance(expr, ast.Name):
+            return expr.id in self.item_names
+        return (
+            self.index is not None
+            and isinstance(expr, ast.Subscript)
+            and isinstance(expr.slice, ast.Name)
+            and expr.slice.id == self.index
+            and any(ast.dump(expr.value) == ast.dump(s) for s in self.sequences)
+        )
+
+
+def _call_name(node: ast.AST) -> str | None:
+    return node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+
+
+def _literal_constants(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(
+        isinstance(e, ast.Constant) or (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name))
+        for e in node.elts
+    )
+
+
+def item_loop(loop: ast.AST) -> ItemLoop | None:
+    """The item view of ``loop``, or None when it does not iterate over a sequence's items
+    (``range(n)``, literal lists of constants such as block sizes or dtypes, ``while``)."""
+    if not isinstance(loop, ast.For) or _literal_constants(loop.iter):
+        return None
+    target, iterable = loop.target, loop.iter
+    name = _call_name(iterable)
+    if name == "range":
+        args = iterable.args
+        if (len(args) == 1 and _call_name(args[0]) == "len" and len(args[0].args) == 1
+                and isinstance(target, ast.Name)):
+            return ItemLoop(loop, (args[0].args[0],), frozenset(), target.id)
+        return None
+    if name == "enumerate" and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        item = target.elts[1]
+        if isinstance(item, ast.Name):
+            return ItemLoop(loop, (iterable.args[0],), frozenset({item.id}))
+        return None
+    if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterable.args):
+        names = frozenset(e.id for e in target.elts if isinstance(e, ast.Name))
+        return ItemLoop(loop, tuple(iterable.args), names) if names else None
+    if name in ("range", "enumerate", "zip") or not isinstance(target, ast.Name):
+        return None
+    return ItemLoop(loop, (iterable,), frozenset({target.id}))
