@@ -15,7 +15,8 @@ CANONICAL_PREFIXES = (
 ARCH = "cutlass.cute.arch."
 PRIMS = "cutlass.experimental.primitives."
 
-KERNEL_DECORATORS = frozenset({"cutlass.cute.kernel", "cutlass.cute.jit"})
+JIT_DECORATOR = "cutlass.cute.jit"
+KERNEL_DECORATORS = frozenset({"cutlass.cute.kernel", JIT_DECORATOR})
 CONSTEXPR_ANNOTATIONS = frozenset({"cutlass.Constexpr", "cutlass.cute.Constexpr"})
 
 FROM_DLPACK = "cutlass.cute.runtime.from_dlpack"
@@ -53,6 +54,50 @@ WARP_SYNCS = frozenset({ARCH + "sync_warp", PRIMS + "sync_warp"})
 PUBLISHING_HELPERS = frozenset({"mbarrier_init_fence", "fence_mbarrier_init",
                                 "pipeline_init_arrive", "pipeline_init_wait"})
 
+#: Per-thread register reconfiguration (PTX ``setmaxnreg``): the count must be a multiple of 8
+#: in [24, 256]. The ``warpgroup_reg_*`` spellings are the deprecated aliases.
+SETMAXREGISTER = frozenset({
+    ARCH + "setmaxregister_increase", ARCH + "setmaxregister_decrease",
+    ARCH + "warpgroup_reg_alloc", ARCH + "warpgroup_reg_dealloc",
+})
+SETMAXREGISTER_MULTIPLE = 8
+SETMAXREGISTER_RANGE = (24, 256)
+
+#: Tensor memory (sm_100): 512 columns per SM; an allocation is a power of two of at least 32.
+ALLOC_TMEM = ARCH + "alloc_tmem"
+DEALLOC_TMEM = ARCH + "dealloc_tmem"
+TMEM_ALLOCATOR = frozenset({"cutlass.utils.TmemAllocator", "cutlass.utils.tmem_allocator.TmemAllocator",
+                            "cutlass.memory.tmem.TmemAllocator"})
+TMEM_MAX_COLUMNS = 512
+TMEM_MIN_COLUMNS = 32
+
+#: Named (CTA) barriers: 16 ids, id 0 is the one ``sync_threads`` uses; thread counts are counted
+#: in whole warps. Qualified name -> (id parameter, thread-count parameter).
+NAMED_BARRIERS = {
+    ARCH + "barrier": ("barrier_id", "number_of_threads"),
+    ARCH + "barrier_arrive": ("barrier_id", "number_of_threads"),
+    "cutlass.pipeline.NamedBarrier": ("barrier_id", "num_threads"),
+    "cutlass.pipeline.helpers.NamedBarrier": ("barrier_id", "num_threads"),
+}
+NAMED_BARRIER_COUNT = 16
+WARP_SIZE = 32
+
+#: Integer constructors that keep their argument's value (``cutlass.Int32(256)``).
+INT_WRAPPERS = frozenset({
+    "int", "cutlass.Int32", "cutlass.Int64", "cutlass.Uint32", "cutlass.Uint64", "cutlass.Int16",
+})
+#: Loop iterables the CuTe DSL preprocessor turns into a traced (scf.for) loop whose variable is a
+#: run-time value. Builtin ``range`` is one of them; ``range_constexpr`` is unrolled in Python.
+DYNAMIC_RANGE_NAMES = frozenset({"range", "range_dynamic"})
+STATIC_RANGE_NAMES = frozenset({"range_constexpr"})
+#: Tensor and pointer attributes that are Python values while a kernel is traced.
+COMPILE_TIME_ATTRIBUTES = frozenset({"element_type", "memspace"})
+
 SIGNATURES: dict[str, tuple[str, ...]] = {
     FROM_DLPACK: ("tensor", "assumed_align", "use_32bit_stride"),
+    **{name: ("reg_count",) for name in SETMAXREGISTER},
+    ALLOC_TMEM: ("num_columns", "smem_ptr_to_write_address", "is_two_cta"),
+    DEALLOC_TMEM: ("tmem_ptr", "num_columns", "is_two_cta"),
+    "cutlass.pipeline.NamedBarrier": ("barrier_id", "num_threads"),
+    "cutlass.pipeline.helpers.NamedBarrier": ("barrier_id", "num_threads"),
 }
