@@ -110,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="run Triton compile/numerics pairs on the CPU under TRITON_INTERPRET=1")
     prove.add_argument("--timeout", type=float, default=None, metavar="S",
                        help="override every pair's watchdog seconds")
+    prove.add_argument("--report", metavar="DIR",
+                       help="run nothing: write DIR/index.html and DIR/charts/ from measured records "
+                            "(the committed ones, or --records)")
+    prove.add_argument("--records", metavar="PATH",
+                       help="with --report: a --json run file or a folder of <CODE>.json records")
+    prove.add_argument("--chart-format", choices=("svg", "png"), default="svg",
+                       help="with --report: image format of the charts (default svg)")
     return parser
 
 

@@ -1,8 +1,11 @@
-"""Generate ``docs/evidence.md`` and ``docs/rules/<CODE>.md`` from the rules, the pairs' claims and
-the committed records: ``python -m kernelint.docs_generator [--check] [--root REPO]``.
+"""Generate ``docs/evidence.md``, its charts ``docs/evidence/<CODE>.svg`` and ``docs/rules/<CODE>.md``
+from the rules, the pairs' claims and the committed records:
+``python -m kernelint.docs_generator [--check] [--root REPO]``.
 
 ``--check`` writes nothing and exits 1 when a committed file differs (tests run it, so the docs
-cannot go stale)."""
+cannot go stale). Text files are compared whole. A chart is compared by the hash of the figures
+it shows, which the SVG carries in its metadata (``kernelint.prove.report``): drawing needs
+matplotlib and its bytes depend on the matplotlib version, the check needs neither."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +14,7 @@ import sys
 from pathlib import Path
 
 from kernelint.docs import render
-from kernelint.evidence import load_record, machine
+from kernelint.evidence import evidence_codes, load_record, machine
 from kernelint.prove.manifest import default_root, folder_name_parts, pair_dirs, tomllib
 from kernelint.rules import all_rules
 
@@ -64,7 +67,61 @@ def evidence_page(root: Path) -> str:
         lines.append(f"| {rule.code} `{rule.name}` | {rule.evidence_class} | {rule.severity.value}, "
                      f"{'on' if rule.default_enabled else 'off'} | {_cell(claim)} | {_cell(measured)} | "
                      f"{verdict} | {_cell(where)} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _measured_sections()) + "\n"
+
+
+def _measured_sections() -> list[str]:
+    """Per record: its chart (perf: time per shape, ratio marked; numerics: error vs tolerance)
+    or, for crash, compile and hang pairs, the exact failure per case."""
+    from kernelint.prove import report
+
+    lines = ["", "## What each pair measured", "",
+             "Perf charts show the median time per call of the bad and good kernel per shape (log scale),",
+             "the bad/good ratio above each pair and, under each shape, how close the good kernel comes",
+             "to the GPU's peak (dense fp16/bf16 tensor-core FLOP/s, fp32 FLOP/s or HBM bandwidth, as",
+             "the pair declares). Control cases (hatched) are recorded but not counted. Numerics charts",
+             "show the max abs error of both kernels against the tolerance. `kernelint prove --report DIR`",
+             "draws the same charts into a single HTML page."]
+    for code in evidence_codes():
+        record = load_record(code)
+        if record is None:
+            continue
+        lines += ["", f"### {code} `{record.get('name', '')}`", "",
+                  f"{record.get('evidence_class')}, {record.get('verdict')}: {_cell(record.get('outcome', ''))}."]
+        if report.chart_data(record) is not None:
+            lines += ["", f"![{code} {record.get('name', '')}: bad vs good]({CHART_FOLDER}/{code}.svg)"]
+        elif record.get("evidence_class") in ("crash", "compile", "hang"):
+            lines += [""] + report.failure_lines(record)
+    return lines
+
+
+CHART_FOLDER = "evidence"
+
+
+def expected_charts(repo: Path) -> dict[Path, dict]:
+    """``docs/evidence/<CODE>.svg`` -> the figures it must show, for every record with a chart."""
+    from kernelint.prove import report
+
+    charts = {}
+    for code in evidence_codes():
+        record = load_record(code)
+        data = report.chart_data(record) if record is not None else None
+        if data is not None:
+            charts[repo / "docs" / CHART_FOLDER / f"{code}.svg"] = data
+    return charts
+
+
+def stale_charts(repo: Path) -> list[Path]:
+    """Charts that are missing or show other figures than their record, and charts with no record."""
+    from kernelint.prove import report
+
+    charts = expected_charts(repo)
+    stale = [path for path, data in charts.items()
+             if not path.is_file() or report.svg_source_hash(path.read_text(encoding="utf-8")) != report.source_hash(data)]
+    folder = repo / "docs" / CHART_FOLDER
+    if folder.is_dir():
+        stale += [p for p in sorted(folder.glob("*.svg")) if p not in charts]
+    return stale
 
 
 _README_TABLE = re.compile(r"(<!-- rules-table:[^\n]*-->\n).*?(<!-- end rules-table -->)", re.S)
@@ -109,16 +166,22 @@ def stale_files(repo: Path, pairs_root: Path) -> list[Path]:
     rules_dir = repo / "docs" / "rules"
     if rules_dir.is_dir():
         stale += [p for p in sorted(rules_dir.iterdir()) if _RULE_DOC.match(p.name) and p not in files]
-    return stale
+    return stale + stale_charts(repo)
 
 
 def write(repo: Path, pairs_root: Path) -> list[Path]:
+    from kernelint.prove import report
+
     files = expected_files(repo, pairs_root)
+    charts = expected_charts(repo)
     changed = stale_files(repo, pairs_root)
     for path in changed:
         if path in files:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(files[path], encoding="utf-8")
+        elif path in charts:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(report.draw(charts[path], "svg"))
         else:
             path.unlink()
     return changed
@@ -127,7 +190,7 @@ def write(repo: Path, pairs_root: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kernelint.docs_generator", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2],
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1],
                         help="the repository (default: the one kernelint is installed from)")
     args = parser.parse_args(argv)
     pairs_root = default_root()

@@ -38,10 +38,31 @@ class ProveUsageError(Exception):
 
 def run(args) -> int:
     try:
-        return _run(args)
+        return _report(args) if getattr(args, "report", None) else _run(args)
     except ProveUsageError as error:
         print(f"kernelint prove: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _report(args) -> int:
+    """``--report DIR``: the charts and page of measured records; nothing is run."""
+    from kernelint.prove.report import ReportError, committed_records, read_records, write_report
+
+    if args.interpret or args.json or args.evidence_dir or args.timeout is not None:
+        raise ProveUsageError("--report runs nothing; it cannot be combined with --interpret, --json, "
+                              "--evidence-dir or --timeout")
+    try:
+        records = read_records(Path(args.records)) if args.records else committed_records()
+        if args.codes:
+            wanted = {code.upper() for code in args.codes} | {code.lower() for code in args.codes}
+            records = [r for r in records if r["code"] in wanted or r.get("name") in wanted]
+            if not records:
+                raise ProveUsageError(f"no record for {', '.join(args.codes)}")
+        page = write_report(records, Path(args.report), args.chart_format)
+    except (ReportError, OSError) as error:
+        raise ProveUsageError(str(error)) from None
+    print(f"kernelint prove: wrote {page} ({len(records)} record(s))", file=sys.stderr)
+    return EXIT_OK
 
 
 def _run(args) -> int:
