@@ -57,7 +57,10 @@ class Launch:
         matched to the kernel's parameters (up to a ``*args``), then keywords."""
         bound: dict[str, ast.expr] = {}
         if self.kernel is not None:
-            for param, argument in zip(self.kernel.params, self.args):
+            params = self.kernel.params
+            if params and params[0].arg in ("self", "cls") and isinstance(self.kernel_expr, ast.Attribute):
+                params = params[1:]  # a bound method: `self.kernel(a, b)` binds a to the next parameter
+            for param, argument in zip(params, self.args):
                 if isinstance(argument, ast.Starred):
                     break
                 bound[param.arg] = argument

@@ -23,6 +23,8 @@ from kernelint.model.dsl.cute import (
     CONST_EXPR,
     DYNAMIC_RANGE_NAMES,
     INT_WRAPPERS,
+    LOW_PRECISION_FLOATS,
+    REGISTER_FRAGMENTS,
     STATIC_RANGE_NAMES,
 )
 from kernelint.model.loops import assigned_in
@@ -245,3 +247,35 @@ def _static(ctx: "FileContext", node: ast.expr, constexprs: set[str], atoms: lis
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return _static(ctx, node.operand, constexprs, atoms)
     return False
+
+
+# --- element types ----------------------------------------------------------------------------
+
+
+def low_precision_float(ctx: "FileContext", expr: ast.AST | None, depth: int = _MAX_DEPTH) -> str | None:
+    """The qualified name (``cutlass.BFloat16`` or ``cutlass.Float16``) that ``expr`` names:
+    directly, through a single-binding name, or through a ``self.<attr>`` that the class sets to
+    one of them; None otherwise."""
+    if expr is None or depth <= 0:
+        return None
+    qualname = ctx.qualname(expr)
+    if qualname in LOW_PRECISION_FLOATS:
+        return qualname
+    if isinstance(expr, ast.Name):
+        definitions = ctx.definitions(expr.id, expr)
+        return low_precision_float(ctx, definitions[0].value, depth - 1) if len(definitions) == 1 else None
+    values = self_attribute_values(ctx, expr) if isinstance(expr, ast.Attribute) else None
+    found = {low_precision_float(ctx, v, depth - 1) for v in values or ()}
+    return found.pop() if len(found) == 1 else None
+
+
+def low_precision_value(ctx: "FileContext", value: ast.AST | None) -> str | None:
+    """When ``value`` makes a bf16/fp16 scalar (``cutlass.BFloat16(0.0)``) or register fragment
+    (``cute.make_rmem_tensor(shape, cutlass.Float16)``), the element type's qualified name."""
+    if not isinstance(value, ast.Call):
+        return None
+    element_type = low_precision_float(ctx, value.func)
+    if element_type is None and ctx.call_name(value) in REGISTER_FRAGMENTS:
+        arguments = [*value.args[1:], *(k.value for k in value.keywords if k.arg in ("dtype", "element_type"))]
+        element_type = next((t for a in arguments if (t := low_precision_float(ctx, a))), None)
+    return element_type

@@ -82,6 +82,22 @@ NAMED_BARRIERS = {
 NAMED_BARRIER_COUNT = 16
 WARP_SIZE = 32
 
+#: Element types too narrow to accumulate a long sum in (8 or fewer mantissa bits for bf16, 11
+#: for fp16), and the calls that make a scalar or a register fragment of a given element type.
+LOW_PRECISION_FLOATS = frozenset({"cutlass.BFloat16", "cutlass.Float16"})
+REGISTER_FRAGMENTS = frozenset({
+    "cutlass.cute.make_rmem_tensor", "cutlass.cute.make_fragment", "cutlass.cute.make_fragment_like",
+    "cutlass.cute.make_rmem_tensor_like",
+})
+
+#: TMA: the tiled-atom factory, the copy operations that store shared memory to global memory,
+#: and the calls that wait until bulk stores have read their shared-memory source (by last name:
+#: the pipeline classes of CUTLASS and of libraries such as quack wrap the wait).
+COPY = "cutlass.cute.copy"
+MAKE_TMA_ATOM = frozenset({"cutlass.cute.nvgpu.cpasync.make_tiled_tma_atom", "cutlass.cute.nvgpu.make_tiled_tma_atom"})
+TMA_STORE_OPS = frozenset({"CopyBulkTensorTileS2GOp", "CopyReduceBulkTensorTileS2GOp"})
+BULK_STORE_DRAINS = frozenset({"cp_async_bulk_wait_group", "producer_tail", "tma_store_wait"})
+
 #: Integer constructors that keep their argument's value (``cutlass.Int32(256)``).
 INT_WRAPPERS = frozenset({
     "int", "cutlass.Int32", "cutlass.Int64", "cutlass.Uint32", "cutlass.Uint64", "cutlass.Int16",
