@@ -13,9 +13,7 @@ class AutotuneInplaceWithoutRestore(Rule):
     name = "autotune-inplace-without-restore"
     family = "triton-autotune"
     dsl = "triton"
-    # Quiet until the H200 record exists; the evidence policy then decides.
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = ("An autotuned kernel updates a buffer in place without `restore_value`: every config the "
                "autotuner times updates it again.")
@@ -39,8 +37,10 @@ On the first call for a new tuning key the autotuner launches the kernel many ti
 time it, on the caller's real tensors, and only then runs the chosen config once more. An in-place
 kernel therefore applies its update dozens of times to the buffer before the call returns:
 scaled logits are scaled again and again, a leaky ReLU keeps shrinking the negative values, an
-`atomic_add` accumulator holds the sum of every timing run. Later calls with the same key skip
-tuning and are correct, so the wrong result shows only once per shape, which makes it hard to
+`atomic_add` accumulator holds the sum of every timing run. On the H200 (Triton 3.6) the
+pair's two-config axpy applied its update 2,883 times to the caller's buffer on the first call
+(`restore_value` brings that back to once). Later calls with the same key skip tuning and are
+correct, so the wrong result shows only once per shape, which makes it hard to
 trace. `reset_to_zero` is not the fix for a read-modify-write buffer: it zeroes the input before
 every run, including the real one.
 

@@ -35,6 +35,11 @@ kernel sees is reused for every later shape, however different. Nothing fails; t
 slow for most sizes, which reads as a performance mystery rather than a bug (triton PR #11602 found
 even a test in Triton's own suite whose key had been empty since it was written).
 
+Measured on the H200 (Triton 3.6.0): with the stale key, the config tuned on the first shape
+(`BLOCK_N=64`, one warp) was kept for every later shape, where the correct key switched to
+`BLOCK_N=8192`; the cost depends on the shape: 3.2x for 512 rows of 262,144, 1.12x for 2,048 rows
+of 65,536, 1.0x for 8,192 rows of 16,384 (median 1.12x, below the 1.2x a warning needs).
+
 Version scope: Triton 3.9.0 raises `ValueError: key contains names that are not kernel arguments`
 when the decorator runs (triton PR #11602, merged 2026-09). The silent reuse was measured with
 Triton 3.6.0; versions between 3.6 and 3.9 were not checked. kernelint cannot read which Triton a

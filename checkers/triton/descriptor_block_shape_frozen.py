@@ -19,8 +19,7 @@ class DescriptorBlockShapeFrozen(Rule):
     name = "descriptor-block-shape-frozen"
     family = "triton-autotune"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = ("A host `TensorDescriptor`'s block shape is fixed before launching an autotuned kernel "
                "whose configs change the tile size.")

@@ -25,8 +25,7 @@ class TileIndexAsOffset(Rule):
     name = "tile-index-as-offset"
     family = "triton-indexing"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = "A tile number (program id, tile-loop counter) is used as an element offset."
     wants_finish = True

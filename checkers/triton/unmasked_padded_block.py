@@ -18,8 +18,7 @@ class UnmaskedPaddedBlock(Rule):
     name = "unmasked-padded-block"
     family = "triton-masking"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = ("A load or store over `tl.arange(0, B)`, with `B = triton.next_power_of_2(n)` on the host, "
                "has no mask: the padding lanes touch memory past `n`.")

@@ -18,8 +18,7 @@ class WrongDtypeMap(Rule):
     name = "wrong-dtype-map"
     family = "triton-dtypes"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = "A torch-to-Triton dtype table maps a dtype to a Triton type of another width or format."
     node_types = (ast.Dict, ast.If)
