@@ -23,18 +23,25 @@ def reaching_definitions(ctx: "FileContext", use: ast.Name) -> list[Definition]:
     definitions = ctx.definitions(use.id, use)
     if not definitions or ctx.scope_of(definitions[0].node) is not ctx.scope_of(use):
         return definitions
-    loops = {id(loop) for loop in ctx.loops_of(use)}
-    before, reaching = [], []
+    loops = ctx.loops_of(use)
+    before, carried, reaching = [], [], []
     for definition in definitions:
         if _binds_before(definition.node, use):
             before.append(definition)
-        elif any(id(a) in loops for a in ancestors(definition.node)):
-            reaching.append(definition)
+        else:
+            loop = next((loop for loop in loops if _contains(loop, definition.node)), None)
+            if loop is not None:
+                carried.append((definition, loop))
+    dominator = None
     for definition in sorted(before, key=lambda d: _position(d.node), reverse=True):
         reaching.append(definition)
         if _dominates(definition.node, use):
+            dominator = definition.node
             break
-    return reaching
+    # A binding later in a loop reaches the next iteration's use only if no binding that
+    # dominates the use runs in between, inside that same loop (``s = zeros(); s = f(s)``).
+    carried = [d for d, loop in carried if dominator is None or not _contains(loop, dominator)]
+    return carried + reaching
 
 
 def _position(node: ast.AST) -> tuple[int, int]:
