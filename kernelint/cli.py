@@ -307,7 +307,7 @@ def _check(args) -> int:
         if args.fix or args.show_fixes:
             from kernelint.fixes import fix_files
 
-            findings, changed = fix_files(groups, args, jobs)
+            findings, changed = fix_files(groups, args)
             if args.show_fixes:
                 return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
         else:

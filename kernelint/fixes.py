@@ -147,9 +147,10 @@ def _summary(results: list[FileResult], wrote: bool) -> None:
               file=sys.stderr)
 
 
-def fix_files(groups: dict, args, jobs: int) -> tuple[list[Finding], int]:
+def fix_files(groups: dict, args) -> tuple[list[Finding], int]:
     """Fix (or, with --show-fixes, show the fixes for) every file; the findings left and the
-    number of files a fix changes."""
+    number of files a fix changes. Files are fixed one after another: each fix round re-checks
+    its file, and a pre-commit or editor run names few files."""
     from kernelint.config import codes_for_file, selected_codes
     from kernelint.engine import Options, check_file
     from kernelint.rules import all_rules
