@@ -16,7 +16,8 @@ ARCH = "cutlass.cute.arch."
 PRIMS = "cutlass.experimental.primitives."
 
 JIT_DECORATOR = "cutlass.cute.jit"
-KERNEL_DECORATORS = frozenset({"cutlass.cute.kernel", JIT_DECORATOR})
+KERNEL = "cutlass.cute.kernel"
+KERNEL_DECORATORS = frozenset({KERNEL, JIT_DECORATOR})
 CONSTEXPR_ANNOTATIONS = frozenset({"cutlass.Constexpr", "cutlass.cute.Constexpr"})
 
 FROM_DLPACK = "cutlass.cute.runtime.from_dlpack"
@@ -97,6 +98,22 @@ COPY = "cutlass.cute.copy"
 MAKE_TMA_ATOM = frozenset({"cutlass.cute.nvgpu.cpasync.make_tiled_tma_atom", "cutlass.cute.nvgpu.make_tiled_tma_atom"})
 TMA_STORE_OPS = frozenset({"CopyBulkTensorTileS2GOp", "CopyReduceBulkTensorTileS2GOp"})
 BULK_STORE_DRAINS = frozenset({"cp_async_bulk_wait_group", "producer_tail", "tma_store_wait"})
+
+#: ``cutlass.pipeline``: TMA load pipelines (their producer is the one thread that arms the
+#: barrier with the transaction count), the group and state factories, and the methods that
+#: take a state on each side.
+PIPELINE = "cutlass.pipeline."
+TMA_LOAD_PIPELINES = frozenset({
+    PIPELINE + "PipelineTmaAsync", PIPELINE + "PipelineTmaUmma", PIPELINE + "PipelineTmaMultiConsumersAsync",
+})
+COOPERATIVE_GROUP = PIPELINE + "CooperativeGroup"
+AGENT_THREAD = PIPELINE + "Agent.Thread"
+MAKE_PIPELINE_STATE = PIPELINE + "make_pipeline_state"
+PIPELINE_USER_TYPES = {PIPELINE + "PipelineUserType.Producer": "producer",
+                       PIPELINE + "PipelineUserType.Consumer": "consumer"}
+PRODUCER_METHODS = frozenset({"producer_acquire", "producer_try_acquire", "producer_commit"})
+CONSUMER_METHODS = frozenset({"consumer_wait", "consumer_try_wait", "consumer_release"})
+PIPELINE_INIT_HELPERS = frozenset({PIPELINE + "pipeline_init_arrive", PIPELINE + "pipeline_init_wait"})
 
 #: Integer constructors that keep their argument's value (``cutlass.Int32(256)``).
 INT_WRAPPERS = frozenset({
