@@ -21,8 +21,7 @@ class PipelineMisuse(Rule):
     name = "pipeline-misuse"
     family = "cute-pipeline"
     dsl = "cute"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "hang"
     summary = "A `cutlass.pipeline` whose barriers cannot complete: a TMA producer group larger than one thread, a deferred init never published, or a state used from the wrong side."
     node_types = (ast.Call,)
@@ -45,9 +44,10 @@ waiting:
   passed to the other side's methods (`producer_acquire`, `producer_commit` for a consumer
   state; `consumer_wait`, `consumer_release` for a producer state).
 
-Not measured yet: the pair (a one-stage `PipelineTmaAsync` whose producer group is a 32-thread
-warp) was written after the device time for these rules was spent, so the rule is info and off
-until `kernelint prove KL313` runs on a GPU.
+Measured on the H200: a one-stage `PipelineTmaAsync` whose producer group is a 32-thread warp
+hung until the watchdog killed it; with `CooperativeGroup(Agent.Thread)` the same kernel ran
+and matched. The other two cases were not measured separately (a swapped state waits for the
+phase that has not come, like KL302; an unpublished init is KL303's race).
 
 The catalog's other cases (a state never advanced in its loop, a `consumer_wait` with no
 `consumer_release`) are not implemented: states are advanced and released through helpers
