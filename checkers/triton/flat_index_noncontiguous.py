@@ -105,8 +105,7 @@ class FlatIndexNoncontiguous(Rule):
     name = "flat-index-noncontiguous"
     family = "triton-numerics"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = ("A caller's multi-dimensional tensor reaches a Triton kernel without strides, "
                "`.contiguous()` or a contiguity check: transposed or sliced inputs read wrong elements.")

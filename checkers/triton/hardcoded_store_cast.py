@@ -69,8 +69,7 @@ class HardcodedStoreCast(Rule):
     name = "hardcoded-store-cast"
     family = "triton-numerics"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = ("A dtype-generic kernel stores a value cast to a literal fp16/bf16/fp8 type: other "
                "output dtypes get that type's range and precision.")

@@ -118,18 +118,17 @@ class MaskedRowNan(Rule):
     name = "masked-row-nan"
     family = "triton-numerics"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "numerics"
     summary = ("Online softmax over scores masked to -inf by a mask from memory, with no guard for "
                "a fully masked row: the row becomes NaN.")
     wants_finish = True
     doc = """
 ## What it does
-Flags `tl.exp(s - m)` / `tl.exp2(...)` in a Triton kernel (once per mask) when the scores `s` were set to `-inf`
-by `tl.where(mask, s, float("-inf"))` with a mask read from memory (a key-padding or attention
-mask tensor), `m` is a maximum of those scores (the running max of an online softmax), and
-nothing guards the case where every score of a row is masked.
+Flags `tl.exp(s - m)` / `tl.exp2(...)` in a Triton kernel (once per mask) when the scores `s`
+were set to `-inf` by `tl.where(mask, s, float("-inf"))` with a mask read from memory (a
+key-padding or attention mask tensor), `m` is a maximum of those scores (the running max of an
+online softmax), and nothing guards the case where every score of a row is masked.
 
 It stays silent when the kernel compares anything with infinity (`m == float("-inf")`, the usual
 guard that replaces the max by 0), when the running max has a finite floor (`-1e30`,

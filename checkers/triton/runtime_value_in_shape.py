@@ -52,8 +52,7 @@ class RuntimeValueInShape(Rule):
     name = "runtime-value-in-shape"
     family = "triton-compile"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
     evidence_class = "compile"
     summary = "A tensor shape in a Triton kernel uses a value known only at run time: it does not compile."
     node_types = (ast.Call,)
@@ -103,6 +102,12 @@ def softmax_kernel(y_ptr, x_ptr, stride, n_cols, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)          # BLOCK = triton.next_power_of_2(n_cols) on the host
     x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
 ```
+
+## Versions
+The same on triton 3.6.0 (H200) and 3.9.0 (compiled for sm_90 on the CPU): a block size
+parameter without `tl.constexpr` fails with `arange's arguments must be of type tl.constexpr`,
+and so do `B = 16` and `C = M * 2` assigned in the kernel before `tl.arange(0, B)`; `C:
+tl.constexpr = M * 2` and `tl.arange(0, M * 2)` compile and run correctly.
 """
     references = f"""
 - triton-lang/triton #2604 (the announcement's softmax with a local `BLOCK_SIZE = 1024`),
