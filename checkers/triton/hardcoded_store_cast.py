@@ -7,7 +7,7 @@ import ast
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
 from kernelint.model import memory
-from kernelint.model.calls import argument
+from kernelint.model.calls import argument, signature_argument
 from kernelint.model.dsl import triton
 from kernelint.model.dtypes import conversion_target, triton_dtype
 from kernelint.rules import Report, Rule
@@ -118,24 +118,28 @@ def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
+        evidence: dict[int, str] = {}
+        signature = triton.SIGNATURES[triton.STORE]
+        for call in ctx.nodes(ast.Call):
+            if ctx.call_name(call) != triton.STORE:
                 continue
-            evidence = None
-            for access in memory.accesses(ctx, kernel):
-                if access.kind != "store" or access.value is None or ctx.call_name(access.call) != triton.STORE:
-                    continue
-                conversion = final_conversion(ctx, access.value)
-                if conversion is None:
-                    continue
-                dtype = triton_dtype(ctx, conversion_target(ctx, conversion))
-                if dtype not in triton.FLOAT_LOW or _specialized(ctx, kernel, access.call):
-                    continue
-                if evidence is None:
-                    evidence = _generic_evidence(ctx, kernel) or ""
-                if not evidence:
-                    break
-                target = ", ".join(f"`{p}`" for p in sorted(access.parameters)) or "the output"
-                yield Report(access.call, f"stores a value cast to `tl.{dtype}` into {target} in a kernel "
-                                          f"written for several dtypes ({evidence}): other output dtypes get "
-                                          f"{dtype}'s range and precision; cast to `<ptr>.dtype.element_ty`")
+            kernel = ctx.kernel_of(call, "triton")
+            value = signature_argument(call, signature, "value")
+            if kernel is None or value is None:
+                continue
+            conversion = final_conversion(ctx, value)
+            if conversion is None:
+                continue
+            dtype = triton_dtype(ctx, conversion_target(ctx, conversion))
+            if dtype not in triton.FLOAT_LOW or _specialized(ctx, kernel, call):
+                continue
+            if id(kernel.node) not in evidence:
+                evidence[id(kernel.node)] = _generic_evidence(ctx, kernel) or ""
+            if not evidence[id(kernel.node)]:
+                continue
+            pointer = signature_argument(call, signature, "pointer")
+            parameters = memory.base_parameters(ctx, kernel, pointer) if pointer is not None else ()
+            target = ", ".join(f"`{p}`" for p in sorted(parameters)) or "the output"
+            yield Report(call, f"stores a value cast to `tl.{dtype}` into {target} in a kernel "
+                               f"written for several dtypes ({evidence[id(kernel.node)]}): other output "
+                               f"dtypes get {dtype}'s range and precision; cast to `<ptr>.dtype.element_ty`")

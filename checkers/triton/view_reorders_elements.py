@@ -21,6 +21,16 @@ def _is_random(ctx, node: ast.AST) -> bool:
         name.startswith(triton.TL + "extra.") and name.rsplit(".", 1)[1] == "philox"))
 
 
+def _reshapes(ctx, node: ast.AST) -> bool:
+    """A view or reshape call, whatever its flag (a cheap first filter)."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = ctx.call_name(node)
+    if name in (triton.VIEW, triton.RESHAPE):
+        return True
+    return name is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("view", "reshape")
+
+
 def reorders(ctx, node: ast.AST) -> bool:
     """``tl.view(x, ...)``, ``x.view(...)``, or a reshape with a true ``can_reorder``, of a value
     whose order matters (random numbers are as good in any order)."""
@@ -150,8 +160,14 @@ the rule no longer bites. The interpreter never reorders.
 
     def finish(self, ctx):
         reported: set[int] = set()
+        # Most kernels have no reordering reshape: look at the stores and dots of those that do.
+        kernels = {id(k.node) for call in ctx.nodes(ast.Call) if _reshapes(ctx, call)
+                   for k in [ctx.kernel_of(call, "triton")] if k is not None}
+        if not kernels:
+            return
         for call in ctx.nodes(ast.Call):
-            if ctx.kernel_of(call, "triton") is None:
+            kernel = ctx.kernel_of(call, "triton")
+            if kernel is None or id(kernel.node) not in kernels:
                 continue
             consumed = _consumed_values(ctx, call)
             if consumed is None:
