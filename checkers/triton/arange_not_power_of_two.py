@@ -6,7 +6,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Severity
-from kernelint.model import tiles
+from kernelint.model import backends, tiles
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 
@@ -20,7 +20,7 @@ class ArangeNotPowerOfTwo(Rule):
     name = "arange-not-power-of-two"
     family = "triton-shapes"
     dsl = "triton"
-    severity = Severity.INFO
+    severity = Severity.ERROR
     default_enabled = False
     evidence_class = "compile"
     summary = "`tl.arange(start, end)` whose length is not a power of two does not compile."
@@ -33,7 +33,9 @@ set by a launch in the same file (`kernel[grid](..., HEAD_DIM=96)`, or a constex
 A size fixed by a launch is reported at the launch argument that sets it.
 
 It stays silent when the length is not known in the file: a constexpr computed at run time
-(`BLOCK=triton.next_power_of_2(n)`, `BLOCK=x.shape[1]`) or chosen by `@triton.autotune`.
+(`BLOCK=triton.next_power_of_2(n)`, `BLOCK=x.shape[1]`) or chosen by `@triton.autotune`; and in
+code written for other Triton backends (Ascend NPU, Cambricon MLU forks), which compile other
+lengths.
 
 ## Why is this bad?
 Every tensor in a Triton kernel has a power-of-two number of elements along each axis; the
@@ -69,6 +71,8 @@ rows_kernel[(n,)](x, y, D=96, BLOCK_D=triton.next_power_of_2(96))
 """
 
     def finish(self, ctx):
+        if backends.foreign_backend(ctx):
+            return
         reported: set[int] = set()
         for node in ctx.nodes(ast.Call):
             if not ctx.is_call(node, triton.ARANGE) or ctx.kernel_of(node, "triton") is None:

@@ -22,7 +22,7 @@ class MaskedLoadWithoutOther(Rule):
     name = "masked-load-without-other"
     family = "triton-numerics"
     dsl = "triton"
-    severity = Severity.INFO
+    severity = Severity.ERROR
     default_enabled = False
     evidence_class = "numerics"
     summary = "A masked `tl.load` without `other=` feeds a max/min along the axis its mask cuts."

@@ -108,8 +108,11 @@ _ELEMENTWISE = frozenset(TL + n for n in (
 #: Shape, reduction and ``*_like`` functions: the result has the type of the first argument.
 _FIRST_ARG = frozenset(TL + n for n in (
     "trans", "permute", "reshape", "view", "broadcast_to", "expand_dims", "ravel", "flip", "sum",
-    "max", "min", "cumsum", "cumprod", "softmax", "zeros_like", "ones_like", "full_like",
+    "cumsum", "cumprod", "softmax", "zeros_like", "ones_like", "full_like",
 ))
+#: ``tl.max``/``tl.min`` convert float inputs narrower than 32 bits to fp32 before reducing
+#: (``standard.py``), so their result is fp32 (checked with triton 3.9.0).
+_WIDENING_REDUCTIONS = frozenset({TL + "max", TL + "min"})
 _METHODS_FIRST_ARG = frozenset(n.rsplit(".", 1)[-1] for n in _FIRST_ARG)
 _LOADS = frozenset({TL + "load", TL + "atomic_add", TL + "atomic_max", TL + "atomic_min", TL + "atomic_xchg"})
 #: Constructors and the position of their ``dtype`` argument.
@@ -180,6 +183,8 @@ class _Inference:
             return Precision.UNKNOWN
         if name in _LOADS:
             return Precision.LOADED
+        if name in _WIDENING_REDUCTIONS:
+            return Precision.WIDE
         if name == TL + "cast":
             return self._cast(conversion_target(ctx, call))
         if name in _CONSTRUCTORS:
