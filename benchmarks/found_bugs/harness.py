@@ -14,13 +14,16 @@ import importlib.util
 import json
 import sys
 import traceback
+import types
 from pathlib import Path
 
 
-def import_from_checkout(repo: Path, relative: str, as_package: bool = False):
+def import_from_checkout(repo: Path, relative: str, as_package: bool = False, skip_init: tuple[str, ...] = ()):
     """Import ``repo/relative``: alone by its path (default; for files that import only torch and
     the DSL), or, with ``as_package``, by its dotted name with the checkout and its ``src/`` on
-    sys.path so the file's own package imports resolve."""
+    sys.path so the file's own package imports resolve. ``skip_init`` names packages whose
+    ``__init__`` would load compiled extensions the kernel does not need: they are entered as
+    plain namespaces."""
     path = repo / relative
     if not as_package:
         spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -33,7 +36,36 @@ def import_from_checkout(repo: Path, relative: str, as_package: bool = False):
         parts = parts[1:]
     for root in (repo / "src", repo):
         sys.path.insert(0, str(root.resolve()))
+    for package in skip_init:
+        namespace = types.ModuleType(package)
+        base = repo / "src" if (repo / "src" / package).is_dir() else repo
+        namespace.__path__ = [str(base / package)]
+        sys.modules[package] = namespace
     return importlib.import_module(".".join(parts))
+
+
+def rows_past_int32(cols: int, extra: int = 256) -> int:
+    """A row count whose last ``extra`` rows start past 2^31 elements of a ``cols``-wide matrix."""
+    return (2**31 + cols - 1) // cols + extra
+
+
+def tail_outcome(run, reference, extra: int = 256) -> dict:
+    """Run ``run()`` -> output; compare its last ``extra`` rows and its first ``extra`` rows with
+    ``reference(rows)``. An illegal address is the defect showing; so are wrong tail rows."""
+    import torch
+
+    try:
+        out = run()
+        torch.cuda.synchronize()
+    except Exception as error:
+        text = f"{type(error).__name__}: {error}"[:500]
+        return {"outcome": "confirmed" if "illegal" in text.lower() or "misaligned" in text.lower() else "error",
+                "error": text}
+    head = max_error(out[:extra], reference(slice(0, extra)))
+    tail = max_error(out[-extra:], reference(slice(-extra, None)))
+    # Rows before the wrap match to rounding; rows past it come from other rows (or garbage).
+    return {"outcome": "confirmed" if tail > max(20 * head, 1e-3) else "not-reproduced",
+            "max_abs_error_first_rows": head, "max_abs_error_rows_past_2^31": tail}
 
 
 def max_error(actual, expected) -> float:
@@ -51,7 +83,8 @@ def main(bug: dict, confirm) -> None:
     try:
         import torch
 
-        module = import_from_checkout(args.repo, bug["file"], bug.get("as_package", False))
+        module = import_from_checkout(args.repo, bug["file"], bug.get("as_package", False),
+                                      tuple(bug.get("skip_init", ())))
         result.update(confirm(module, torch))
         torch.cuda.synchronize()
     except Exception as error:  # the defect may be the exception itself; the script decides
@@ -59,3 +92,22 @@ def main(bug: dict, confirm) -> None:
         result["error"] = f"{type(error).__name__}: {error}"[:2000]
         result["traceback"] = traceback.format_exc()[-3000:]
     print(json.dumps(result))
+
+
+def grid_outcome(run_at, over: int, under: int) -> dict:
+    """Run ``run_at(n)`` with a grid axis of ``under`` (<= 65535) programs and of ``over`` (> 65535):
+    the defect shows when the first runs and the second fails to launch."""
+    import torch
+
+    result = {}
+    for label, n in (("under", under), ("over", over)):
+        try:
+            run_at(n)
+            torch.cuda.synchronize()
+            result[f"grid_axis_{n}"] = "ran"
+        except Exception as error:
+            result[f"grid_axis_{n}"] = f"{type(error).__name__}: {error}"[:300]
+    ran_under = result[f"grid_axis_{under}"] == "ran"
+    failed_over = result[f"grid_axis_{over}"] != "ran"
+    result["outcome"] = "confirmed" if ran_under and failed_over else "not-reproduced"
+    return result

@@ -31,11 +31,17 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--timeout", type=int, default=180)
-    parser.add_argument("--only", nargs="*")
+    parser.add_argument("--only", nargs="*", help="run only scripts whose names contain one of these, in this order")
+    parser.add_argument("--budget", type=float, default=None, help="start no script after this many seconds")
     args = parser.parse_args()
     results = []
-    for script in sorted(HERE.glob("*__*.py")):
-        if args.only and not any(o in script.name for o in args.only):
+    scripts = sorted(HERE.glob("*__*.py"))
+    if args.only:
+        scripts = [s for o in args.only for s in scripts if o in s.name]
+    began = time.perf_counter()
+    for script in scripts:
+        if args.budget is not None and time.perf_counter() - began > args.budget:
+            results.append(dict(bug_of(script), outcome="not-run", error="run budget spent", script=script.name))
             continue
         bug = bug_of(script)
         repo = args.corpus / bug.get("repo_dir", bug["repo"].split("/")[-1])
@@ -53,7 +59,8 @@ def main() -> int:
         result["script"] = script.name
         result["wall_s"] = round(time.perf_counter() - start, 1)
         results.append(result)
-        print(f"{script.name}: {result.get('outcome')}", flush=True)
+        print(f"{script.name}: {result.get('outcome')} ({result['wall_s']} s)", flush=True)
+        args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")  # partial results survive a kill
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0
 

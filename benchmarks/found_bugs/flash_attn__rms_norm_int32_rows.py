@@ -1,0 +1,27 @@
+"""flash-attention's Triton RMSNorm addresses ``row * stride_x_row`` with the program id in
+int32 (KL103): past 2^31 elements the rows beyond it land on wrapped addresses."""
+from harness import main, rows_past_int32, tail_outcome
+
+BUG = {
+    "repo": "Dao-AILab/flash-attention", "repo_dir": "flash-attention", "commit": "0251105a2",
+    "file": "flash_attn/ops/triton/layer_norm.py", "line": 216, "rule": "KL103",
+    "as_package": True, "skip_init": ["flash_attn"],
+    "what": "rows past 2^31 elements are normalised from wrapped addresses",
+    "trigger": "rms_norm_fn over 524,544 x 4096 bf16 (2.15e9 elements)",
+}
+
+
+def confirm(module, torch):
+    cols = 4096
+    x = torch.randn(rows_past_int32(cols), cols, device="cuda", dtype=torch.bfloat16)
+    weight = torch.randn(cols, device="cuda", dtype=torch.float32)
+
+    def reference(rows):
+        xf = x[rows].float()
+        return xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * weight
+
+    return tail_outcome(lambda: module.rms_norm_fn(x, weight, None, eps=1e-6), reference)
+
+
+if __name__ == "__main__":
+    main(BUG, confirm)
