@@ -1,0 +1,89 @@
+"""KL106 descriptor-without-allocator: in-kernel tensor descriptors need `triton.set_allocator`,
+and nothing in the program sets one."""
+from __future__ import annotations
+
+import ast
+
+from kernelint.checkers.triton.helpers import SEED
+from kernelint.findings import Severity
+from kernelint.model import project
+from kernelint.model.dsl import triton
+from kernelint.rules import Report, Rule
+
+
+class DescriptorWithoutAllocator(Rule):
+    code = "KL106"
+    name = "descriptor-without-allocator"
+    family = "triton-memory"
+    dsl = "triton"
+    severity = Severity.INFO
+    default_enabled = False
+    evidence_class = "crash"
+    summary = "In-kernel `tl.make_tensor_descriptor` with no `triton.set_allocator` anywhere in the program."
+    wants_finish = True
+    doc = """
+## What it does
+Flags `tl.make_tensor_descriptor(...)` inside a Triton kernel when no `triton.set_allocator(...)`
+call runs with that file: not in the file itself, not in a module it imports (transitively,
+package `__init__.py` files included), not in a module that imports it, nor in what those
+import. The modules are those of the file's project (the nearest directory with
+`pyproject.toml`, `setup.py`, `setup.cfg` or `.git`), read once per process; the command line
+and the flake8/pylint plugins answer the same way.
+
+It stays silent when any of those modules calls `set_allocator`, such as a package utility that
+sets it at import time or the test or benchmark that imports the kernels. Host-side descriptors
+(`triton.tools.tensor_descriptor.TensorDescriptor`) need no allocator and are not reported.
+
+## Why is this bad?
+A descriptor built inside the kernel lives in global scratch memory that Triton asks the
+program's allocator for at launch. Without one the launch stops with `RuntimeError: Kernel
+requires a runtime memory allocation, but no allocator was set`.
+
+## Example
+```python
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    ...
+
+copy_kernel[grid](x, y, M, N, BM=64, BN=64)
+```
+
+## Use instead
+```python
+def alloc_fn(size: int, alignment: int, stream):
+    return torch.empty(size, device="cuda", dtype=torch.int8)
+
+triton.set_allocator(alloc_fn)
+copy_kernel[grid](x, y, M, N, BM=64, BN=64)
+```
+"""
+    references = f"""
+- {SEED}, 'TensorDescriptor Pattern', 'TMA Setup (Required Once)'.
+"""
+    prior_evidence = """
+Measured for the project's facts before this rule had a pair (H200, triton 3.6.0): an in-kernel
+`tl.make_tensor_descriptor` with no allocator set fails at launch with `RuntimeError: Kernel
+requires a runtime memory allocation, but no allocator was set. Use triton.set_allocator to
+specify an allocator.` The rule's own pair was written after this issue's device run and has
+not been run: info and off until it is.
+"""
+
+    def finish(self, ctx):
+        calls = [
+            node for node in ctx.nodes(ast.Call)
+            if ctx.is_call(node, triton.MAKE_TENSOR_DESCRIPTOR) and ctx.kernel_of(node, "triton") is not None
+        ]
+        if not calls or any(ctx.is_call(node, triton.SET_ALLOCATOR) for node in ctx.nodes(ast.Call)):
+            return
+        if project.runs_with_allocator(ctx.path):
+            return
+        reported: set[int] = set()
+        for call in calls:
+            kernel = ctx.kernel_of(call, "triton")
+            if id(kernel) in reported:
+                continue
+            reported.add(id(kernel))
+            yield Report(call, f"`{kernel.name}` builds a tensor descriptor in the kernel, and no module "
+                               f"that runs with this file calls `triton.set_allocator`: the launch fails "
+                               f"with 'no allocator was set'")

@@ -1,0 +1,183 @@
+"""Facts that need more than one file: which modules of the project run with a Triton allocator.
+
+Kernelint checks one file at a time, but some mistakes are only mistakes for the program as a
+whole. ``triton.set_allocator(...)`` is the example: kernels that build tensor descriptors need
+it to have run before they launch, and real projects call it in the launching module, in a
+package utility that module imports (fla sets it in ``fla/utils/_device.py`` at import time),
+or in the program that imports the kernels.
+
+The *project* of a file is the nearest directory above it holding ``pyproject.toml``,
+``setup.py``, ``setup.cfg`` or ``.git``. Its Python files are read once per process (a cached
+index of each module's imports, found by a line scan, and whether it calls ``set_allocator``).
+A file *runs with* an allocator when ``set_allocator`` is called in a module that executes
+whenever the file's kernels can run: the file itself, what it imports (transitively, with the
+``__init__.py`` of every package on the way), the modules that import it (transitively), and what
+those import. Separate scripts that share a folder but never import each other do not count for
+each other. The CLI and the editor plugins give every file its path, so they agree.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_SKIPPED_DIRS = frozenset({
+    ".git", ".hg", ".tox", ".nox", ".venv", "venv", "env", "node_modules", "build", "dist",
+    "__pycache__", "site-packages", ".mypy_cache", ".pytest_cache",
+})
+#: Files larger than this are not indexed (generated tables, vendored bundles).
+_MAX_BYTES = 2_000_000
+#: Projects with more Python files than this are not indexed: the answer would come too late.
+_MAX_FILES = 20_000
+
+_IMPORT = re.compile(r"^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", re.M)
+_FROM = re.compile(r"^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?\s*([\w\s,.*]+)", re.M)
+_SET_ALLOCATOR = re.compile(r"\bset_allocator\s*\(")
+
+
+def project_root(path: str | os.PathLike) -> Path | None:
+    """The nearest directory above ``path`` with a project marker, or None."""
+    here = Path(path).resolve().parent
+    for directory in (here, *here.parents):
+        if any((directory / marker).exists() for marker in _MARKERS):
+            return directory
+    return None
+
+
+@dataclass
+class _Module:
+    path: Path
+    name: str
+    imports: set[str] = field(default_factory=set)
+    sets_allocator: bool = False
+
+
+class _Index:
+    """Modules of one project: dotted name -> module, import edges both ways."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.by_path: dict[Path, _Module] = {}
+        self.by_name: dict[str, _Module] = {}
+        for path in _python_files(root):
+            name = _module_name(root, path)
+            module = _Module(path, name)
+            try:
+                if path.stat().st_size > _MAX_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            module.sets_allocator = _SET_ALLOCATOR.search(_code_only(text)) is not None
+            module.imports = _imports(text, name, path.name == "__init__.py")
+            self.by_path[path] = module
+            self.by_name.setdefault(name, module)
+        self.importers: dict[str, set[str]] = {}
+        for module in self.by_path.values():
+            for target in self._resolved(module):
+                self.importers.setdefault(target.name, set()).add(module.name)
+
+    def _resolved(self, module: _Module) -> list[_Module]:
+        found = []
+        for name in module.imports:
+            target = self.by_name.get(name)
+            if target is None and "." in name:
+                target = self.by_name.get(name.rsplit(".", 1)[0])  # from pkg.mod import function
+            if target is not None and target is not module:
+                found.append(target)
+        return found
+
+    def _with_packages(self, module: _Module) -> list[_Module]:
+        """The ``__init__.py`` modules that run before ``module``: one per enclosing package."""
+        parts = module.name.split(".")
+        packages = [self.by_name.get(".".join(parts[:i])) for i in range(1, len(parts))]
+        return [p for p in packages if p is not None and p.path.name == "__init__.py"]
+
+    def scope(self, path: Path) -> list[_Module]:
+        start = self.by_path.get(path)
+        if start is None:
+            return []
+        upward = {start.name}
+        stack = [start.name]
+        while stack:
+            for importer in self.importers.get(stack.pop(), ()):
+                if importer not in upward:
+                    upward.add(importer)
+                    stack.append(importer)
+        seen: dict[str, _Module] = {}
+        pending = [self.by_name[name] for name in upward if name in self.by_name]
+        while pending:
+            module = pending.pop()
+            if module.name in seen:
+                continue
+            seen[module.name] = module
+            pending.extend(self._resolved(module))
+            pending.extend(self._with_packages(module))
+        return list(seen.values())
+
+
+def _python_files(root: Path):
+    count = 0
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = [d for d in subdirs if d not in _SKIPPED_DIRS and not d.startswith(".")]
+        for name in files:
+            if name.endswith(".py"):
+                count += 1
+                if count > _MAX_FILES:
+                    return
+                yield Path(directory) / name
+
+
+def _module_name(root: Path, path: Path) -> str:
+    """Dotted name under the root, with a ``src/`` layout's ``src`` dropped."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts and parts[0] == "src":
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _code_only(text: str) -> str:
+    """The text without comment lines, so a commented-out call does not count."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _imports(text: str, name: str, is_package: bool) -> set[str]:
+    """Dotted names a module imports (relative imports resolved against ``name``)."""
+    found: set[str] = set()
+    for match in _IMPORT.finditer(text):
+        for part in match.group(1).split(","):
+            found.add(part.split(" as ")[0].strip())
+    package = name.split(".") if is_package else name.split(".")[:-1]
+    for match in _FROM.finditer(text):
+        dots, module, names = match.group(1), match.group(2), match.group(3)
+        if dots:
+            base = package[: len(package) - (len(dots) - 1)] if len(dots) - 1 <= len(package) else []
+            module = ".".join([*base, module] if module else base)
+        if not module:
+            continue
+        found.add(module)
+        for imported in names.replace("\n", " ").split(","):
+            imported = imported.strip().split(" as ")[0].strip()
+            if imported and imported != "*" and imported.isidentifier():
+                found.add(f"{module}.{imported}")
+    return found
+
+
+@lru_cache(maxsize=8)
+def _index(root: Path) -> _Index:
+    return _Index(root)
+
+
+def runs_with_allocator(path: str | os.PathLike) -> bool:
+    """Some module that runs whenever the file at ``path`` does calls ``set_allocator``; False
+    when none does or the file belongs to no project (then only the file itself counts)."""
+    root = project_root(path)
+    if root is None:
+        return False
+    index = _index(root)
+    return any(module.sets_allocator for module in index.scope(Path(path).resolve()))

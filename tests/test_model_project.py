@@ -1,0 +1,53 @@
+"""model/project.py: which modules run with a file, and whether one sets a Triton allocator."""
+from __future__ import annotations
+
+import textwrap
+
+from kernelint.model import project
+
+KERNEL = textwrap.dedent("""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def k(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+        d = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+""")
+
+
+def _write(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_allocator_in_an_imported_package_utility_counts(tmp_path):
+    _write(tmp_path, {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "from . import utils\n",
+        "pkg/utils.py": "import triton\ntriton.set_allocator(lambda size, align, stream: None)\n",
+        "pkg/ops/__init__.py": "",
+        "pkg/ops/copy.py": KERNEL,
+    })
+    assert project.runs_with_allocator(tmp_path / "pkg/ops/copy.py")
+
+
+def test_allocator_in_an_importer_counts_but_not_in_an_unrelated_script(tmp_path):
+    _write(tmp_path, {
+        "setup.py": "",
+        "kernels.py": KERNEL,
+        "bench.py": "import triton\nimport kernels\ntriton.set_allocator(None)\n",
+        "other.py": KERNEL,
+        "other_good.py": "import triton\n# triton.set_allocator(None)\ntriton.set_allocator(None)\n",
+        "lonely.py": KERNEL,
+        "commented.py": "import lonely\n# triton.set_allocator(None)\n",
+    })
+    assert project.runs_with_allocator(tmp_path / "kernels.py")
+    assert not project.runs_with_allocator(tmp_path / "other.py")
+    assert not project.runs_with_allocator(tmp_path / "lonely.py")
+
+
+def test_project_root_is_the_nearest_marker(tmp_path):
+    _write(tmp_path, {"a/pyproject.toml": "", "a/b/c.py": ""})
+    assert project.project_root(tmp_path / "a/b/c.py") == (tmp_path / "a").resolve()
