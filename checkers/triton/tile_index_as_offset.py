@@ -81,31 +81,40 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
 
     def _pointer_offsets(self, ctx, kernel):
         found: dict[tuple[int, int], tuple[ast.AST, ast.expr, str]] = {}
-        for access in memory.accesses(ctx, kernel):
-            pointer = signature_argument(access.call, triton.SIGNATURES[triton.LOAD], "pointer")
-            if pointer is None or ctx.call_name(access.call) is None:
+        # One walk over every pointer of the kernel, through the names they are built from:
+        # pointers of one kernel share their offset expressions.
+        stack = [signature_argument(a.call, triton.SIGNATURES[triton.LOAD], "pointer")
+                 for a in memory.accesses(ctx, kernel) if ctx.call_name(a.call) is not None]
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen or isinstance(node, ast.Lambda) or dataflow.is_load(ctx, node):
                 continue
-
-            def match(node):
-                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-                    terms = dataflow.additive_terms(ctx, node)
-                    aranges = [t for t in terms if ctx.is_call(t, triton.ARANGE) and not _single_lane(ctx, t)]
-                    for term in terms if aranges else ():
-                        how = indices.tile_index(ctx, term)
-                        if how is not None:
-                            key = (id(term), id(aranges[0]))
-                            # Report where the two are added, not at every pointer built from it.
-                            if key not in found or any(n is aranges[0] for n in ast.walk(node)):
-                                found[key] = (node, aranges[0], how)
-                return False
-
-            dataflow.reaches(ctx, pointer, match, prune=lambda n: dataflow.is_load(ctx, n))
+            seen.add(id(node))
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+                self._tile_plus_arange(ctx, node, found)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                stack.extend(dataflow.bound_values(ctx, node))
+            else:
+                stack.extend(ast.iter_child_nodes(node))
         for node, arange, how in sorted(found.values(), key=lambda f: (f[0].lineno, f[0].col_offset)):
             yield Report(
                 node,
                 f"{how} is added to `{ast.unparse(arange)}` as if it were an element offset: Triton "
                 "offsets count elements, so multiply the tile number by the tile size",
             )
+
+    @staticmethod
+    def _tile_plus_arange(ctx, node, found):
+        terms = dataflow.additive_terms(ctx, node)
+        aranges = [t for t in terms if ctx.is_call(t, triton.ARANGE) and not _single_lane(ctx, t)]
+        for term in terms if aranges else ():
+            how = indices.tile_index(ctx, term)
+            if how is not None:
+                key = (id(term), id(aranges[0]))
+                # Report where the two are added, not at every pointer built from it.
+                if key not in found or any(n is aranges[0] for n in ast.walk(node)):
+                    found[key] = (node, aranges[0], how)
 
     def _block_offsets(self, ctx, kernel):
         for call in ctx.nodes(ast.Call):

@@ -54,18 +54,21 @@ def pointer_like_parameters(ctx: "FileContext", kernel: "Kernel") -> frozenset[s
     candidates = {a.arg for a in kernel.params} - kernel.constexpr_names(ctx.qualname)
     integers: set[str] = set()
     for node in ast.walk(kernel.node):
-        if not (isinstance(node, ast.Name) and node.id in candidates and isinstance(node.ctx, ast.Load)):
-            continue
-        parent = ctx.parent(node)
-        if isinstance(parent, ast.Compare) and not any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
-            integers.add(node.id)
-        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, _INTEGER_OPS):
-            integers.add(node.id)
-        elif isinstance(parent, ast.Call) and node in parent.args and (
-            ctx.call_name(parent) in _INTEGER_CALLS
-            or (isinstance(parent.func, ast.Name) and parent.func.id in ("range", "min", "max"))
+        if isinstance(node, ast.Compare):
+            if not any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+                operands = [node.left, *node.comparators]
+            else:
+                continue
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, _INTEGER_OPS):
+            operands = [node.left, node.right]
+        elif isinstance(node, ast.Call) and node.args and (
+            (isinstance(node.func, ast.Name) and node.func.id in ("range", "min", "max"))
+            or ctx.call_name(node) in _INTEGER_CALLS
         ):
-            integers.add(node.id)
+            operands = node.args
+        else:
+            continue
+        integers.update(o.id for o in operands if isinstance(o, ast.Name) and o.id in candidates)
     cache[id(kernel.node)] = frozenset(candidates - integers)
     return cache[id(kernel.node)]
 
@@ -115,11 +118,23 @@ def _summands(ctx: "FileContext", expr: ast.AST, depth: int) -> list[ast.AST]:
     return terms
 
 
+def kernel_calls(ctx: "FileContext", kernel: "Kernel") -> list[ast.Call]:
+    """The calls in ``kernel``'s own body, in source order; the file's calls are grouped by
+    kernel once."""
+    by_kernel = ctx.__dict__.get("_calls_by_kernel")
+    if by_kernel is None:
+        by_kernel = {}
+        for call in ctx.nodes(ast.Call):
+            owner = ctx.kernel_of(call, "triton")
+            if owner is not None:
+                by_kernel.setdefault(id(owner.node), []).append(call)
+        ctx.__dict__["_calls_by_kernel"] = by_kernel
+    return by_kernel.get(id(kernel.node), [])
+
+
 def _accesses(ctx: "FileContext", kernel: "Kernel") -> list[Access]:
     accesses = []
-    for call in ctx.nodes(ast.Call):
-        if ctx.kernel_of(call, "triton") is not kernel:
-            continue
+    for call in kernel_calls(ctx, kernel):
         name = ctx.call_name(call)
         if name in (triton.LOAD, triton.STORE) or name in triton.ATOMICS:
             signature = triton.SIGNATURES.get(name, ("pointer", "val"))
