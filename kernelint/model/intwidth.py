@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernelint.model.dataflow import reaches
+from kernelint.model.dataflow import bound_values, reaches
 from kernelint.model.dsl import triton
 from kernelint.model.dtypes import conversion_target, triton_dtype
 from kernelint.model.reaching import reaching_definitions
@@ -132,42 +132,53 @@ class WideningProduct:
 
 def int32_address_products(ctx: "FileContext", kernel: "Kernel") -> list[WideningProduct]:
     """Products of an int32 row index and a run-time size that feed a load, store, atomic or
-    block-pointer/descriptor base of ``kernel``, outermost first, each reported once."""
+    block-pointer/descriptor base of ``kernel``, outermost first, each reported once. One walk
+    over all the addresses of the kernel: every expression and binding is looked at once."""
     found: list[WideningProduct] = []
-    seen: set[int] = set()
+    inside_found: set[int] = set()
+    visited: set[int] = set()
+    stack: list[tuple[ast.AST, int]] = []
     for call in ast.walk(kernel.node):
-        if not isinstance(call, ast.Call):
+        if isinstance(call, ast.Call) and ctx.call_name(call) in _ADDRESS_CALLS:
+            keyword = _ADDRESS_CALLS[ctx.call_name(call)]
+            address = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == keyword), None)
+            if address is not None:
+                stack.append((address, 0))
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in visited or id(node) in inside_found:
             continue
-        name = ctx.call_name(call)
-        if name not in _ADDRESS_CALLS:
-            continue
-        address = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == _ADDRESS_CALLS[name]), None)
-        if address is None:
-            continue
-
-        def match(node: ast.AST) -> bool:
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and id(node) not in seen:
-                for index, size in ((node.left, node.right), (node.right, node.left)):
-                    if reaches(ctx, index, lambda n: ctx.is_call(n, triton.ARANGE)) is not None:
-                        continue  # an offset vector, not a row index
-                    origin = index_origin(ctx, index)
-                    # A loaded index counts tokens or rows of the whole input: any size scales it
-                    # past 2^31; a program id times a constexpr counts tiles.
-                    loaded = origin is not None and ctx.call_name(origin) == triton.LOAD
-                    runtime = runtime_size(ctx, kernel, size, loaded) if origin is not None else None
-                    if runtime is not None:
-                        outer = node
-                        while isinstance(ctx.parent(outer), ast.BinOp) and isinstance(ctx.parent(outer).op, ast.Mult):
-                            outer = ctx.parent(outer)
-                        seen.update(id(n) for n in ast.walk(outer))
-                        found.append(WideningProduct(outer, origin, runtime))
-                        return False
-            return False
-
-        reaches(ctx, address, match, prune=lambda n: _prune(ctx, n, seen))
+        visited.add(id(node))
+        if ctx.is_call(node, triton.LOAD):
+            continue  # a loaded value is data, not this address
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            product = _widening_product(ctx, kernel, node)
+            if product is not None:
+                inside_found.update(id(n) for n in ast.walk(product.product))
+                found.append(product)
+                continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if depth < _DEPTH:
+                for value in bound_values(ctx, node):
+                    stack.append((value, depth + 1))
+        elif not isinstance(node, ast.Lambda):
+            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
     return found
 
 
-def _prune(ctx: "FileContext", node: ast.AST, seen: set[int]) -> bool:
-    """Stop at loads (their values are data, not this address) and inside products already found."""
-    return ctx.is_call(node, triton.LOAD) or id(node) in seen
+def _widening_product(ctx: "FileContext", kernel: "Kernel", node: ast.BinOp) -> WideningProduct | None:
+    """``node`` as an int32 index times a size, grown to the outermost product it sits in."""
+    for index, size in ((node.left, node.right), (node.right, node.left)):
+        origin = index_origin(ctx, index)
+        if origin is None or reaches(ctx, index, lambda n: ctx.is_call(n, triton.ARANGE)) is not None:
+            continue  # not an index, or an offset vector
+        # A loaded index counts tokens or rows of the whole input: any size scales it past 2^31;
+        # a program id times a constexpr counts tiles.
+        loaded = ctx.call_name(origin) == triton.LOAD
+        runtime = runtime_size(ctx, kernel, size, loaded)
+        if runtime is not None:
+            outer = node
+            while isinstance(ctx.parent(outer), ast.BinOp) and isinstance(ctx.parent(outer).op, ast.Mult):
+                outer = ctx.parent(outer)
+            return WideningProduct(outer, origin, runtime)
+    return None
