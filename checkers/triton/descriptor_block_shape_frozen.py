@@ -61,6 +61,10 @@ x_desc = TensorDescriptor.from_tensor(x, [1, 1])  # the pre_hook sets the real b
 ```
 """
     references = """
+- flagos-ai/FlagGems#4308: host descriptors of the Hopper TMA `mm` whose `block_shape` the
+  autotuner's pre-hook did not synchronise failed with `accumulator shape is incompatible` (the
+  fix sets the block shapes from the active `BLOCK_M/N/K` before the launch);
+  triton-lang/triton#11587: a descriptor block and the loaded tile with different element counts.
 - Triton tutorial 09 (persistent matmul): host descriptors under autotune get their block shape
   from a `Config` `pre_hook` (`matmul_tma_set_block_size_hook`); Liger-Kernel's `ops/mlp.py`
   follows the same pattern.

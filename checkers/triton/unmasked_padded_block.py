@@ -59,6 +59,9 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
 ```
 """
     references = """
+- triton-lang/triton#435 (an unmasked row load read the next entries of the flattened matrix);
+  vllm-project/vllm-ascend PR #13643 review (hidden-size offsets without masks: use a
+  power-of-two block and mask the lanes past the hidden size).
 - Triton tutorial 02 (fused softmax): the row block is `next_power_of_2(n_cols)` and every load
   and store carries `mask=col_offsets < n_cols`.
 - The catalog's crash claim was rescoped to numerics: out-of-bounds lanes inside the caching
