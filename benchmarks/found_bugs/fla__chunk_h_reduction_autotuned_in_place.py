@@ -34,6 +34,7 @@ def confirm(module, torch):
     first = module.chunk_fwd_h(**args)[0].float().clone()
     second = module.chunk_fwd_h(**args)[0].float().clone()
     # Reference: the state entering chunk t is the sum of k_j^T v_j over the chunks before it.
+    # tl.dot multiplies in TF32 by default: a right answer is within about 1e-3 of it.
     BT = 64
     per_chunk = torch.stack([
         torch.einsum("bthk,bthv->bhkv", k[:, c * BT:(c + 1) * BT], v[:, c * BT:(c + 1) * BT])
@@ -41,7 +42,7 @@ def confirm(module, torch):
     ], dim=1)
     before = torch.cumsum(per_chunk, dim=1) - per_chunk
     return {
-        "outcome": "confirmed" if max_error(first, second) > 1e-2 and max_error(second, before) < 1e-3 else "not-reproduced",
+        "outcome": "confirmed" if max_error(first, second) > 1e-2 and max_error(second, before) < 1e-2 else "not-reproduced",
         "max_abs_diff_first_vs_second_call": max_error(first, second),
         "max_abs_error_second_call_vs_reference": max_error(second, before),
         "max_abs_error_first_call_vs_reference": max_error(first, before),
