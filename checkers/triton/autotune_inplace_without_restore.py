@@ -21,21 +21,23 @@ class AutotuneInplaceWithoutRestore(Rule):
     doc = """
 ## What it does
 Flags the store into a buffer that an `@triton.autotune` kernel with two or more configs updates in
-place: the value stored is computed from a `tl.load` of the same pointer parameter
-(`x = tl.load(x_ptr + offs); tl.store(x_ptr + offs, x * scale)`), where that load comes before
-the kernel's first write to the buffer (so it reads the caller's data), or the kernel
-`tl.atomic_add`s into it without storing into it first. Block pointers and tensor descriptors built from the parameter count as the parameter.
+place: the value stored is computed from a `tl.load` of the same pointer parameter (`x =
+tl.load(x_ptr + offs); tl.store(x_ptr + offs, x * scale)`), where that load comes before the
+kernel's first write to the buffer (so it reads the caller's data), or the kernel `tl.atomic_add`s
+into it without storing into it first. Block pointers and tensor descriptors built from the
+parameter count as the parameter.
 
 Silent when the kernel writes the buffer before it reads it back (a scratch area or a two-pass
-update is rewritten from other inputs on every launch), when the parameter is named in `restore_value=` or `reset_to_zero=`, when the autotune
-passes its own `pre_hook`/`post_hook` or a `triton.Config` has a `pre_hook` (these may restore or
-zero the buffer), when there is a single config (nothing is benchmarked), and when the number of
-configs cannot be read (a function builds them) or the name lists cannot be read.
+update is rewritten from other inputs on every launch), when the parameter is named in
+`restore_value=` or `reset_to_zero=`, when the autotune passes its own `pre_hook`/`post_hook` or a
+`triton.Config` has a `pre_hook` (these may restore or zero the buffer), when there is a single
+config (nothing is benchmarked), and when the number of configs cannot be read (a function builds
+them) or the name lists cannot be read.
 
 ## Why is this bad?
 On the first call for a new tuning key the autotuner launches the kernel many times per config to
 time it, on the caller's real tensors, and only then runs the chosen config once more. An in-place
-kernel therefore applies its update dozens of times to the buffer before the call returns:
+kernel therefore applies its update hundreds of times to the buffer before the call returns:
 scaled logits are scaled again and again, a leaky ReLU keeps shrinking the negative values, an
 `atomic_add` accumulator holds the sum of every timing run. On the H200 (Triton 3.6) the
 pair's two-config axpy applied its update 2,883 times to the caller's buffer on the first call

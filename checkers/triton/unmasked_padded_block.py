@@ -30,12 +30,12 @@ Flags a `tl.load`/`tl.store` without `mask=` whose pointer is built from `tl.ara
 `triton.next_power_of_2(n)` of a size known only at run time (directly or through a host name).
 
 Silent when the access has a mask, when the offsets are wrapped or clamped (`offs % n`,
-`tl.minimum(offs, n - 1)`, `tl.where`), when the block is capped on the host
-(`min(64, triton.next_power_of_2(K))`: the kernel loops over the size in blocks), when the host
-allocates the accessed tensor with the padded block in its shape, when the access sits under an `if` (kernels take the
-unmasked path only when a constexpr says the block is full: `if EVEN_N:`), for block pointers and
-tensor descriptors (their bounds are checked by `boundary_check`/the descriptor), and when `B` is
-rounded from a constant.
+`tl.minimum(offs, n - 1)`, `tl.where`), when the block is capped on the host (`min(64,
+triton.next_power_of_2(K))`: the kernel loops over the size in blocks), when the host allocates the
+accessed tensor with the padded block in its shape, when the access sits under an `if` (kernels
+take the unmasked path only when a constexpr says the block is full: `if EVEN_N:`), for block
+pointers and tensor descriptors (their bounds are checked by `boundary_check`/the descriptor), and
+when `B` is rounded from a constant.
 
 ## Why is this bad?
 `next_power_of_2(n)` is larger than `n` for every `n` that is not a power of two. Without a mask,
