@@ -63,20 +63,27 @@ def compute_capability(target_arch) -> int | None:
 
 
 @lru_cache(maxsize=256)
-def _parsed(path: Path, stamp: tuple[int, int]) -> dict:
+def _parsed(path: Path, stamp: tuple[int, int]) -> dict | None:
+    """The parsed file; None for a pyproject.toml whose text never says ``kernelint`` (it
+    cannot configure kernelint, so it is not parsed, and a broken one elsewhere in a tree is
+    not kernelint's business)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
+        if path.name == "pyproject.toml" and b"kernelint" not in path.read_bytes():
+            return None
         raise ConfigError(f"{path}: cannot read: not UTF-8 ({error.reason})") from None
+    if path.name == "pyproject.toml" and "kernelint" not in text:
+        return None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: cannot read: invalid TOML: {error}") from None
 
 
-def _toml(path: Path) -> dict:
+def _toml(path: Path) -> dict | None:
     """The parsed file, cached while its size and modification time stay the same."""
     try:
         info = path.stat()
@@ -90,6 +97,8 @@ def _table(path: Path) -> dict | None:
     else, for any file but a pyproject.toml (kernelint.toml, a --config file), its top level;
     None for a pyproject.toml without one."""
     data = _toml(path)
+    if data is None:
+        return None
     tool = data.get("tool")
     if isinstance(tool, dict) and "kernelint" in tool:
         table = tool["kernelint"]

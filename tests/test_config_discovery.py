@@ -146,3 +146,15 @@ def test_git_info_exclude_is_honoured(tmp_path):
         handle.write("local_scratch/\n")
     assert run_kernelint("check", "--show-files", cwd=tmp_path).stdout.split() == ["kept.py"]
     assert run_kernelint("check", "--show-files", "sub", cwd=tmp_path).stdout.split() == []
+
+
+def test_a_broken_pyproject_that_never_names_kernelint_is_skipped(tmp_path):
+    """Only a file that could configure kernelint can break a run: a vendored package's invalid
+    pyproject.toml is not kernelint's to judge."""
+    write(tmp_path, {"pyproject.toml": '[tool.kernelint]\nignore = ["KL003"]\n',
+                     "vendor/pkg/pyproject.toml": "[project\nname = 'broken'\n",
+                     "vendor/pkg/mod.py": STALE})
+    assert codes(tmp_path, "vendor") == set()
+    write(tmp_path, {"vendor/pkg/pyproject.toml": "[tool.kernelint\nselect = ['KL1']\n"})
+    result = run_kernelint("check", "vendor", cwd=tmp_path)
+    assert result.returncode == 2 and "invalid TOML" in result.stderr
