@@ -6,7 +6,7 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.dsl.cute import COMPILE, JIT_DECORATOR
-from kernelint.model.cute_static import changes_per_iteration
+from kernelint.model.cute_static import changes_per_iteration, traced_functions
 from kernelint.rules import Report, Rule
 
 
@@ -58,7 +58,9 @@ class JitCallInLoop(Rule):
     node_types = (ast.Call,)
     doc = """
 ## What it does
-Reports, in host code (outside `@cute.jit` / `@cute.kernel` functions), a call inside a `for`
+Reports, in host code (outside `@cute.jit` / `@cute.kernel` functions and the helpers of the
+file they call while tracing; closures, such as a decorator's wrapper, are left out because
+when they run is not known), a call inside a `for`
 or `while` loop to a `@cute.jit` function of the same file, and a `cute.compile(...)` inside a
 loop that compiles the same thing on every iteration: none of its arguments changes in the
 loop, and its result is not stored into a dict or an attribute (a cache). Calls of one jit
@@ -95,8 +97,11 @@ for i in range(num_chunks):
 
     def check(self, node: ast.Call, ctx):
         loops = ctx.loops_of(node)
-        if ctx.kernel_of(node, "cute") is not None or not loops:
-            return
+        function = ctx.function_of(node)
+        if not loops or (function is not None and id(function) in traced_functions(ctx)):
+            return  # inside traced code a call of a jit function is inlined, not dispatched
+        if function is not None and ctx.function_of(function) is not None:
+            return  # a closure (a decorator's wrapper): who calls it, and when, is not known here
         if ctx.call_name(node) == COMPILE:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             if not _stored_in_cache(ctx, node) and not any(changes_per_iteration(loops[0], a) for a in arguments):
@@ -106,10 +111,10 @@ for i in range(num_chunks):
                     "the loop (or cache the result per shape) and call the compiled function",
                 )
             return
-        function = _host_jit_function(ctx, node)
-        if function is not None and not _sweeps_configurations(ctx, loops[0]):
+        jit_function = _host_jit_function(ctx, node)
+        if jit_function is not None and not _sweeps_configurations(ctx, loops[0]):
             yield Report(
                 node,
-                f"`@cute.jit` function `{function.name}` called directly in a loop; every call goes "
+                f"`@cute.jit` function `{jit_function.name}` called directly in a loop; every call goes "
                 "through the JIT entry: compile it once with `cute.compile` and call the result",
             )

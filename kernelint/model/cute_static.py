@@ -74,6 +74,32 @@ def changes_per_iteration(loop: ast.AST, expr: ast.expr) -> bool:
     )
 
 
+# --- traced code ------------------------------------------------------------------------------
+
+
+def traced_functions(ctx: "FileContext", depth: int = 3) -> set[int]:
+    """Ids of the functions of this file that run while a CuTe DSL kernel is traced: the
+    ``@cute.jit`` / ``@cute.kernel`` functions and the plain helpers they call (by name or as
+    ``self.method``), up to ``depth`` calls deep. Code outside them is host code."""
+    cached = ctx.__dict__.get("_cute_traced_functions")
+    if cached is not None:
+        return cached
+    frontier = [k.node for k in ctx.kernels if k.dsl == "cute"]
+    seen = {id(f) for f in frontier}
+    for _ in range(depth):
+        following = []
+        for function in frontier:
+            for call in ast.walk(function):
+                if isinstance(call, ast.Call):
+                    for helper in ctx.local_functions_called(call):
+                        if id(helper) not in seen:
+                            seen.add(id(helper))
+                            following.append(helper)
+        frontier = following
+    ctx.__dict__["_cute_traced_functions"] = seen
+    return seen
+
+
 # --- class configuration ----------------------------------------------------------------------
 
 
