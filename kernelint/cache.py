@@ -26,13 +26,13 @@ import time
 from pathlib import Path
 
 import kernelint
-from kernelint.findings import Confidence, Finding, Severity
+from kernelint.findings import Confidence, Edit, Finding, Fix, Severity
 
 DIRECTORY = ".kernelint_cache"
 INDEX = "index.json"
 #: Overrides where the cache lives (a directory), e.g. to keep it out of a read-only checkout.
 ENV_DIRECTORY = "KERNELINT_CACHE_DIR"
-_FORMAT = 1
+_FORMAT = 2  # 2: a finding's fix is kept
 #: An index larger than this is ignored (and rewritten): about 300,000 files' entries.
 MAX_INDEX_BYTES = 64 * 1024 * 1024
 _STALE_TEMPORARY_S = 600
@@ -80,22 +80,51 @@ def digest(key: str, data: bytes) -> str:
     return h.hexdigest()
 
 
+def _encode_fix(fix: Fix | None):
+    if fix is None:
+        return None
+    return [fix.title, fix.safe, [[e.line, e.col, e.end_line, e.end_col, e.replacement] for e in fix.edits]]
+
+
 def _encode(findings: list[Finding]) -> list[list]:
     return [[f.line, f.column, f.end_line, f.end_column, f.code, f.name, f.severity.value,
-             f.confidence.value, f.message] for f in findings]
+             f.confidence.value, f.message, _encode_fix(f.fix)] for f in findings]
+
+
+def _position_ok(n) -> bool:
+    return type(n) is int and 0 <= n < 1 << 31
+
+
+def _fix_ok(fix) -> bool:
+    if fix is None:
+        return True
+    if type(fix) is not list or len(fix) != 3:
+        return False
+    title, safe, edits = fix
+    return (type(title) is str and type(safe) is bool and type(edits) is list and all(
+        type(e) is list and len(e) == 5 and all(_position_ok(n) for n in e[:4]) and type(e[4]) is str
+        for e in edits))
 
 
 def _row_ok(row) -> bool:
     """Whether one cached row is exactly what ``_encode`` writes: anything else (a null, a
     float, a string where a line number belongs, an unknown code) makes the entry a miss."""
-    if type(row) is not list or len(row) != 9:
+    if type(row) is not list or len(row) != 10:
         return False
-    line, column, end_line, end_column, code, name, severity, confidence, message = row
+    line, column, end_line, end_column, code, name, severity, confidence, message, fix = row
     return (
-        all(type(n) is int and 0 <= n < 1 << 31 for n in (line, column, end_line, end_column))
+        all(_position_ok(n) for n in (line, column, end_line, end_column))
         and all(type(t) is str for t in (code, name, severity, confidence, message))
         and severity in _SEVERITIES and confidence in _CONFIDENCES and code in _known_codes()
+        and _fix_ok(fix)
     )
+
+
+def _decode_fix(fix) -> Fix | None:
+    if fix is None:
+        return None
+    title, safe, edits = fix
+    return Fix(title, tuple(Edit(*edit) for edit in edits), safe)
 
 
 def _known_codes() -> frozenset[str]:
@@ -112,7 +141,7 @@ def _decode(path: str, rows) -> list[Finding] | None:
     if type(rows) is not list or not all(_row_ok(row) for row in rows):
         return None
     return [Finding(path, row[0], row[1], row[2], row[3], row[4], row[5], Severity(row[6]),
-                    Confidence(row[7]), row[8]) for row in rows]
+                    Confidence(row[7]), row[8], _decode_fix(row[9])) for row in rows]
 
 
 def _read_index(path: Path):

@@ -215,9 +215,9 @@ def test_json_format_fields(project):
     findings = json.loads(result.stdout)
     assert [set(f) for f in findings] == [{
         "path", "line", "column", "end_line", "end_column", "code", "name", "severity",
-        "confidence", "message", "url"}] * 2
-    assert findings[1] | {"message": None} == {
-        "url": "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md",
+        "confidence", "message", "url", "fix"}] * 2
+    assert findings[1] | {"message": None, "fix": None} == {
+        "url": "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md", "fix": None,
         "path": "pkg/stale.py", "line": 3, "column": 8, "end_line": 3, "end_column": 8,
         "code": "KL003", "name": "unused-suppression", "severity": "warning", "confidence": "high",
         "message": None,

@@ -96,3 +96,17 @@ def _span(source: str, edit) -> str:
     start = sum(len(line) for line in lines[: edit.line - 1]) + edit.col
     end = sum(len(line) for line in lines[: edit.end_line - 1]) + edit.end_col
     return source[start:end]
+
+
+def test_json_carries_the_fix_from_a_fresh_run_and_from_the_cache(tmp_path):
+    import json
+
+    shutil.copyfile(FIXES / "KL107_launch_keyword.in.py", tmp_path / "kernel.py")
+    runs = [json.loads(run_kernelint("check", "--format", "json", "kernel.py", cwd=tmp_path).stdout)
+            for _ in range(2)]  # the second run reads the cache
+    assert runs[0] == runs[1]
+    [finding] = [f for f in runs[0] if f["code"] == "KL107"]
+    assert finding["fix"]["applicability"] == "unsafe"
+    assert finding["fix"]["edits"] == [
+        {"line": 26, "col": 50, "end_line": 26, "end_col": 61, "replacement": ""}]
+    assert (tmp_path / ".kernelint_cache").is_dir()
