@@ -6,7 +6,7 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.dsl.cute import COMPILE, JIT_DECORATOR
-from kernelint.model.cute_static import changes_per_iteration, traced_functions
+from kernelint.model.cute_static import changes_per_iteration, cute_function, traced_functions
 from kernelint.rules import Report, Rule
 
 
@@ -41,8 +41,8 @@ def _sweeps_configurations(ctx, loop: ast.AST) -> bool:
 def _host_jit_function(ctx, call: ast.Call):
     """The ``@cute.jit`` function of this file that a host call calls directly, or None."""
     for function in ctx.local_functions_called(call):
-        kernel = ctx.kernel_of(function.body[0]) if function.body else None
-        if kernel is not None and kernel.node is function and JIT_DECORATOR in kernel.decorators:
+        kernel = cute_function(ctx, function)
+        if kernel is not None and JIT_DECORATOR in kernel.decorators:
             return function
     return None
 

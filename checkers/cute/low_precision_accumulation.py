@@ -83,7 +83,8 @@ out[row] = acc.to(out.element_type)
         name, target = found
         # The loop the sum is carried across: one whose variable does not pick the element
         # (`for i: acc[i] = acc[i] + x[i]` adds once per element, it does not accumulate).
-        picked = {n.id for n in ast.walk(target.slice) if isinstance(n, ast.Name)} if isinstance(target, ast.Subscript) else set()
+        index = target.slice if isinstance(target, ast.Subscript) else None
+        picked = {n.id for n in ast.walk(index) if isinstance(n, ast.Name)} if index is not None else set()
         loop = next((lp for lp in ctx.loops_of(node) if not picked & loop_variables(lp)), None)
         if loop is None:
             return

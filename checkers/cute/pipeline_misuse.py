@@ -77,7 +77,10 @@ mainloop = pipeline.PipelineTmaAsync.create(
 producer_group = pipeline.CooperativeGroup(pipeline.Agent.Thread)
 ```
 """
-    references = "cutlass issue #2404 (TMA pipeline producer group size); CuTe DSL kernel skill, 'Asynchrony tier 2: TMA + mbarriers (SM90+)'; `cutlass.pipeline` (nvidia-cutlass-dsl 4.8.1)."
+    references = (
+        "cutlass issue #2404 (TMA pipeline producer group size); CuTe DSL kernel skill, 'Asynchrony "
+        "tier 2: TMA + mbarriers (SM90+)'; `cutlass.pipeline` (nvidia-cutlass-dsl 4.8.1)."
+    )
 
     def check(self, node: ast.Call, ctx):
         pipeline_class = created_pipeline(ctx, node)

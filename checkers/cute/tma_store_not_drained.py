@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
+from kernelint.model.cute_static import cute_function
 from kernelint.model.cute_tma import drains_bulk_stores, tma_stores
 from kernelint.rules import Report, Rule
 
@@ -57,8 +58,7 @@ cute.arch.cp_async_bulk_wait_group(0, read=True)
     references = "CuTe DSL kernel skill, 'Asynchrony tier 2: TMA + mbarriers (SM90+)' (drain bulk stores before reuse or exit); PTX ISA, `cp.async.bulk.wait_group`."
 
     def check(self, node: ast.FunctionDef, ctx):
-        kernel = ctx.kernel_of(node.body[0], "cute") if node.body else None
-        if kernel is None or kernel.node is not node:
+        if cute_function(ctx, node) is None:
             return
         stores = tma_stores(ctx, node)
         if not stores:

@@ -31,6 +31,7 @@ from kernelint.model.loops import assigned_in
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
+    from kernelint.model.kernels import Kernel
 
 _MAX_DEPTH = 6
 _OPS = {
@@ -231,12 +232,18 @@ def is_const_expr(ctx: "FileContext", expr: ast.AST) -> bool:
     return isinstance(expr, ast.Call) and ctx.call_name(expr) == CONST_EXPR
 
 
+def cute_function(ctx: "FileContext", function: ast.AST) -> "Kernel | None":
+    """The ``@cute.jit`` / ``@cute.kernel`` that ``function`` itself is (not one it sits in)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    kernel = ctx.kernel_of(function.args, "cute")  # the arguments' function is `function`
+    return kernel if kernel is not None and kernel.node is function else None
+
+
 def constexpr_parameters(ctx: "FileContext", function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Parameters of ``function`` annotated ``cutlass.Constexpr`` (or ``Constexpr[...]``)."""
-    kernel = ctx.kernel_of(function.body[0]) if function.body else None
-    if kernel is None or kernel.node is not function:
-        return set()
-    return kernel.constexpr_names(ctx.qualname)
+    kernel = cute_function(ctx, function)
+    return kernel.constexpr_names(ctx.qualname) if kernel is not None else set()
 
 
 def compile_time_atom(ctx: "FileContext", test: ast.expr, constexprs: set[str]) -> ast.expr | None:
