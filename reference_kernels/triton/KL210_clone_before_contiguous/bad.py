@@ -1,0 +1,38 @@
+"""Rotary position embedding applied in place. The caller's q is (batch, heads, seq, head_dim);
+the kernel wants (batch, seq, heads, head_dim) rows, so the host makes a transposed contiguous
+copy and rotates that. The bad host first clones q "so the in-place kernel cannot touch the
+caller's tensor", a second full copy the transposed copy already makes unnecessary."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rope_kernel(
+    q_ptr, cos_ptr, sin_ptr, seq_len, row_stride, head_stride,
+    N_HEADS: tl.constexpr, HALF: tl.constexpr, BLOCK_H: tl.constexpr,
+):
+    row = tl.program_id(0)
+    pos = row % seq_len
+    heads = tl.arange(0, BLOCK_H)
+    dims = tl.arange(0, HALF)
+    mask = heads[:, None] < N_HEADS
+    first = q_ptr + row.to(tl.int64) * row_stride + heads[:, None] * head_stride + dims[None, :]
+    second = first + HALF
+    cos = tl.load(cos_ptr + pos * HALF + dims)[None, :]
+    sin = tl.load(sin_ptr + pos * HALF + dims)[None, :]
+    x1 = tl.load(first, mask=mask).to(tl.float32)
+    x2 = tl.load(second, mask=mask).to(tl.float32)
+    tl.store(first, (x1 * cos - x2 * sin).to(q_ptr.dtype.element_ty), mask=mask)
+    tl.store(second, (x2 * cos + x1 * sin).to(q_ptr.dtype.element_ty), mask=mask)
+
+
+def run(q, cos, sin):
+    q = q.clone()  # expect: KL210
+    q = q.transpose(1, 2).contiguous()
+    batch, seq_len, heads, head_dim = q.shape
+    rope_kernel[(batch * seq_len,)](
+        q, cos, sin, seq_len, q.stride(1), q.stride(2),
+        N_HEADS=heads, HALF=head_dim // 2, BLOCK_H=triton.next_power_of_2(heads),
+    )
+    return q.transpose(1, 2)
