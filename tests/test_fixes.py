@@ -110,3 +110,13 @@ def test_json_carries_the_fix_from_a_fresh_run_and_from_the_cache(tmp_path):
     assert finding["fix"]["edits"] == [
         {"line": 26, "col": 50, "end_line": 26, "end_col": 61, "replacement": ""}]
     assert (tmp_path / ".kernelint_cache").is_dir()
+
+
+def test_text_output_says_what_is_fixable(tmp_path):
+    shutil.copyfile(FIXES / "KL107_launch_keyword.in.py", tmp_path / "unsafe.py")
+    shutil.copyfile(FIXES / "KL104_gelu.in.py", tmp_path / "safe.py")
+    lines = run_kernelint("check", "unsafe.py", "safe.py", cwd=tmp_path).stdout.splitlines()
+    assert lines[-2:] == ["Found 2 problems.",
+                          "(1 fixable with --fix, 1 more with --fix --unsafe-fixes; --show-fixes shows the changes)"]
+    clean = run_kernelint("check", "unsafe.py", "--ignore", "KL107", cwd=tmp_path)
+    assert clean.stdout == ""

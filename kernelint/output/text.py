@@ -50,7 +50,19 @@ def render(findings: list[Finding], rules, *, show_source: bool = False, colour:
     if findings:
         count = len(findings)
         lines.append(f"Found {count} problem{'s' if count != 1 else ''}.")
+        lines.extend(_fixable(findings))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _fixable(findings: list[Finding]) -> list[str]:
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.safe)
+    unsafe = sum(1 for f in findings if f.fix is not None and not f.fix.safe)
+    if not safe and not unsafe:
+        return []
+    parts = [f"{safe} fixable with --fix"] if safe else []
+    if unsafe:
+        parts.append(f"{unsafe} {'more ' if safe else ''}with --fix --unsafe-fixes")
+    return [f"({', '.join(parts)}; --show-fixes shows the changes)"]
 
 
 def render_statistics(findings: list[Finding], rules) -> str:
