@@ -115,6 +115,11 @@ PRODUCER_METHODS = frozenset({"producer_acquire", "producer_try_acquire", "produ
 CONSUMER_METHODS = frozenset({"consumer_wait", "consumer_try_wait", "consumer_release"})
 PIPELINE_INIT_HELPERS = frozenset({PIPELINE + "pipeline_init_arrive", PIPELINE + "pipeline_init_wait"})
 
+#: Non-bulk cp.async groups (sm_80+): commit the copies issued so far, wait until at most N groups
+#: are pending. (The bulk forms, ``cp_async_bulk_*``, belong to TMA.)
+CP_ASYNC_COMMIT = frozenset({ARCH + "cp_async_commit_group", PRIMS + "cp_async_commit_group"})
+CP_ASYNC_WAIT = frozenset({ARCH + "cp_async_wait_group", PRIMS + "cp_async_wait_group"})
+
 #: Integer constructors that keep their argument's value (``cutlass.Int32(256)``).
 INT_WRAPPERS = frozenset({
     "int", "cutlass.Int32", "cutlass.Int64", "cutlass.Uint32", "cutlass.Uint64", "cutlass.Int16",

@@ -1,0 +1,15 @@
+import torch
+
+
+def make_inputs(case, device):
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    x = torch.randn(case["rows"], case["cols"], generator=gen, dtype=torch.float32)
+    return {"x": x.to(device)}
+
+
+def reference(x):
+    return x * 2.0
+
+
+def work(case):
+    return 2 * 4 * case["rows"] * case["cols"], "B"
