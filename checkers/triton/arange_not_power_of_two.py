@@ -37,6 +37,9 @@ It stays silent when the length is not known in the file: a constexpr computed a
 code written for other Triton backends (Ascend NPU, Cambricon MLU forks), which compile other
 lengths.
 
+Off by default: it reproduced on the H200; its one finding on the 13 repositories judged for
+precision was Ascend-only code (now skipped), so its precision is not measured yet.
+
 ## Why is this bad?
 Every tensor in a Triton kernel has a power-of-two number of elements along each axis; the
 compiler refuses the kernel with `arange's range must be a power of 2` before anything runs.
