@@ -13,7 +13,7 @@ from kernelint.findings import Finding
 from kernelint.model import FileContext
 from kernelint.model.dsl import SOURCE_MARKERS, import_roots
 from kernelint.model.names import ImportTable
-from kernelint.reading import ParseFailure, Unreadable, parse, read_bytes, too_large_text
+from kernelint.reading import ParseFailure, Unreadable, parse, read_bytes, room_to_recurse, too_large_text
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions
 from kernelint.targets import compute_capability
@@ -99,7 +99,8 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
     imports = ImportTable.from_tree(tree)
     rules = _applicable(imports, [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES])
     try:
-        findings = _run_rules(path, source, tree, imports, rules, options) if rules else []
+        with room_to_recurse():
+            findings = _run_rules(path, source, tree, imports, rules, options) if rules else []
     except Exception as error:  # the model failed (e.g. a pathological file): report, go on
         if INTERNAL_ERROR not in options.codes:
             return []

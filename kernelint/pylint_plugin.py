@@ -83,6 +83,9 @@ def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
 
 
 def register(linter) -> None:
+    # Everything a check imports is imported now: pylint later puts the checked project's
+    # folders first on sys.path, where a project's own pathspec.py would otherwise be imported.
+    import kernelint.frontend  # noqa: F401
     from kernelint.engine import SYNTAX_ERROR
     from kernelint.rules import all_rules
 

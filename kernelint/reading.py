@@ -11,6 +11,7 @@ import re
 import stat
 import sys
 import warnings
+from contextlib import contextmanager
 
 #: Files larger than this are not checked. The biggest ``.py`` file of CPython's standard
 #: library and of a torch + triton + cutlass environment is under 2 MB; parsing costs about
@@ -124,3 +125,22 @@ def syntax_message(error: SyntaxError, running: tuple[int, int] = sys.version_in
                     f"({what} need Python {version} or newer, PEP {pep}; run kernelint with "
                     f"Python {version}+ to check this file)")
     return message
+
+
+#: Recursion room while the model and the rules walk a tree. ``ast.parse`` builds trees about
+#: as deep as the current limit allows (1,000 by default) and the recursive walks take a few
+#: frames per level: 900 nested unary operators in one statement made rules fail with
+#: RecursionError on six reference kernels and fixtures at the default limit, on none at this.
+WALK_RECURSION_LIMIT = 10_000
+
+
+@contextmanager
+def room_to_recurse():
+    """Raise the recursion limit to WALK_RECURSION_LIMIT for the duration, never lower it."""
+    previous = sys.getrecursionlimit()
+    if previous < WALK_RECURSION_LIMIT:
+        sys.setrecursionlimit(WALK_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)

@@ -100,6 +100,7 @@ def _serve(connection, parent_pid: int) -> None:
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with_parent(parent_pid)
+    _hold(signal.SIG_UNBLOCK)  # held by the parent while it forked this worker
     while True:
         try:
             batch = connection.recv()
@@ -257,10 +258,23 @@ def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
 
 
 def _start(context, parent_pid: int) -> _Worker | None:
+    """A new worker, or None. The interrupting signals are held while it is forked: one that
+    arrived inside Python's at-fork callbacks would be printed and lost, not raised."""
+    held = _hold(signal.SIG_BLOCK)
     try:
         return _Worker(context, parent_pid)
     except OSError:  # out of processes or memory: the run goes on with the workers it has
         return None
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _hold(how) -> set | None:
+    """Block (or unblock) SIGINT, SIGTERM and SIGHUP where the platform can; the old mask."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(how, {signal.SIGINT, *_ENDING_SIGNALS})
 
 
 def _run(jobs_to_run: list[_Job], jobs: int) -> list[_Result]:
