@@ -25,7 +25,8 @@ from kernelint.rules import all_rules
 ALL = Options(frozenset(rule.code for rule in all_rules()))
 FORCE_TAIL = "\nimport triton\nimport triton.language as tl\nimport cutlass\nimport cutlass.cute as cute\nimport cuda.tile as ct\n"
 SLOW = os.environ.get("KERNELINT_SLOW") == "1"
-#: Per-file limit: 2 s in the recorded run; a loaded two-core CI machine gets more room.
+#: Per-file limit in CPU seconds (wall time on a machine shared with other jobs measures the
+#: other jobs): 2 s in the recorded run; a loaded two-core CI machine gets more room.
 LIMIT_S = 2.0 if SLOW else 10.0
 SAMPLE_EVERY = 60  # CI: every 60th standard-library file
 
@@ -69,8 +70,8 @@ def _parses(text: str) -> bool:
 def check_corpus(files: list[Path]) -> dict:
     """Check every file as is and forced; the figures, and every violation found."""
     stats = {"files": 0, "lines": 0, "bytes": 0, "unreadable": 0, "parser_fails": 0, "kl001": 0,
-             "kl001_newer_python": 0, "findings": 0, "forced_findings": 0, "seconds": 0.0, "slowest_s": 0.0,
-             "slowest": "", "violations": []}
+             "kl001_newer_python": 0, "findings": 0, "forced_findings": 0, "seconds": 0.0, "cpu_seconds": 0.0,
+             "slowest_cpu_s": 0.0, "slowest_wall_s": 0.0, "slowest": "", "violations": []}
     for path in files:
         try:
             data = read_bytes(str(path))
@@ -85,7 +86,7 @@ def check_corpus(files: list[Path]) -> dict:
         parses = _parses(text)
         stats["parser_fails"] += not parses
         for forced, source in ((False, text), (True, text + FORCE_TAIL)):
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             try:
                 findings = check_source(str(path), source, ALL)
             except BaseException as error:  # noqa: BLE001 - any escape is a violation
@@ -93,12 +94,14 @@ def check_corpus(files: list[Path]) -> dict:
                     raise
                 stats["violations"].append(f"{path}: raised {type(error).__name__}: {error}")
                 continue
-            took = time.perf_counter() - started
+            took, took_cpu = time.perf_counter() - started, time.process_time() - started_cpu
             stats["seconds"] += took
-            if took > stats["slowest_s"]:
-                stats["slowest_s"], stats["slowest"] = took, f"{path}{' (forced)' if forced else ''}"
-            if took > LIMIT_S:
-                stats["violations"].append(f"{path}: {took:.1f} s{' forced' if forced else ''}")
+            stats["cpu_seconds"] += took_cpu
+            if took_cpu > stats["slowest_cpu_s"]:
+                stats["slowest_cpu_s"], stats["slowest"] = took_cpu, f"{path}{' (forced)' if forced else ''}"
+            stats["slowest_wall_s"] = max(stats["slowest_wall_s"], took)
+            if took_cpu > LIMIT_S:
+                stats["violations"].append(f"{path}: {took_cpu:.1f} CPU s{' forced' if forced else ''}")
             codes = [f.code for f in findings]
             stats["forced_findings" if forced else "findings"] += len(findings)
             for f in findings:
@@ -112,8 +115,8 @@ def check_corpus(files: list[Path]) -> dict:
                 stats["kl001_newer_python"] += any(f.code == "KL001" and "or newer" in f.message for f in findings)
                 if "KL001" in codes and parses:
                     stats["violations"].append(f"{path}: KL001 where CPython parses it")
-    stats["seconds"] = round(stats["seconds"], 1)
-    stats["slowest_s"] = round(stats["slowest_s"], 2)
+    for key in ("seconds", "cpu_seconds", "slowest_cpu_s", "slowest_wall_s"):
+        stats[key] = round(stats[key], 2)
     return stats
 
 

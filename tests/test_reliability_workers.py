@@ -121,10 +121,12 @@ def test_a_signal_to_kernelint_ends_every_worker_and_keeps_the_cache_right(slow_
     try:
         time.sleep(0.3)  # mid-run: the workers are checking files
         os.kill(process.pid, getattr(signal, name))
+        sent = time.monotonic()
         out, err = process.communicate(timeout=60)  # returns only once nobody holds stdout/stderr
         assert process.returncode == SIGNALS[name], err
         assert "Traceback" not in err
         assert gone_within(workers, 5.0) == []
+        print(f"\n{name}: output closed and {len(workers)} workers gone {time.monotonic() - sent:.2f} s after it")
         assert not list(cache.glob(".index-*.tmp"))
         assert cached_run(slow_tree, cache) == reference  # no half-written entry is served
     finally:
@@ -194,10 +196,12 @@ def _interrupt_at(root: Path, delay: float) -> None:
     try:
         time.sleep(delay)
         os.kill(process.pid, signal.SIGINT)
+        sent = time.monotonic()
         out, err = process.communicate(timeout=60)
         assert process.returncode in (1, 2), err  # 1: the run had already finished
         assert "Traceback" not in err
         assert gone_within(workers, 5.0) == []
+        print(f"\nSIGINT at +{delay} s: exit {process.returncode}, all gone {time.monotonic() - sent:.2f} s after it")
     finally:
         cleanup(workers)
 
