@@ -46,7 +46,8 @@ def changed_lines(ref: str, cwd: Path) -> dict[Path, set[int] | None]:
             if name == "/dev/null":
                 current = None
                 continue
-            current = changed.setdefault((root / _unquote(name[2:] if name.startswith("b/") else name)), set())
+            name = _unquote(name)
+            current = changed.setdefault(root / (name[2:] if name.startswith("b/") else name), set())
         elif line.startswith("@@") and current is not None:
             match = _HUNK.match(line)
             if match:
@@ -60,9 +61,12 @@ def changed_lines(ref: str, cwd: Path) -> dict[Path, set[int] | None]:
 
 def _unquote(name: str) -> str:
     """git quotes unusual names ("a\\tb.py"); undo the C-style escapes."""
-    if name.startswith('"') and name.endswith('"'):
-        return name[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1").decode("utf-8")
-    return name
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    try:
+        return name[1:-1].encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+    except (UnicodeError, ValueError):
+        return name[1:-1]
 
 
 def touches(changed: dict[Path, set[int] | None], path: str, first: int, last: int) -> bool:

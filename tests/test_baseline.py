@@ -210,3 +210,13 @@ def test_colour_on_a_terminal(tmp_path):
             output += chunk
         os.waitpid(pid, 0)
         assert (b"\033[" in output) is coloured, output
+
+
+def test_diff_follows_file_names_git_quotes(repo):
+    name = 'kernels/odd "name"\tü.py'
+    write(repo, {name: HEADER})
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "odd name")
+    (repo / name).write_text(HEADER + kernel("odd"))
+    result = run_kernelint("check", "--format", "json", "--diff", "HEAD", ".", cwd=repo)
+    assert [(f["path"], f["code"]) for f in findings(result)] == [(name, "KL104")]
