@@ -54,8 +54,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="apply `exclude` to files named on the command line too (for pre-commit "
                             "and editors, which name files one by one)")
     files.add_argument("--stdin-filename", metavar="PATH",
-                       help="the name of the file read from standard input: its configuration, "
-                            "per-file ignores and exclusion apply, and findings carry this name")
+                       help="the name of the file read from standard input: its configuration and "
+                            "per-file ignores apply (its exclusion too with --force-exclude), and "
+                            "findings carry this name")
     files.add_argument("--show-files", action="store_true", help="list the files that would be checked, and exit")
     files.add_argument("--show-settings", metavar="PATH",
                        help="print the configuration and rules that apply to PATH, and exit")
