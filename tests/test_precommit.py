@@ -91,3 +91,9 @@ def test_fix_hook_rewrites_the_file_then_passes(repo, home):
     assert "tl.math.erf(x.to(tl.float32)), mask=offs < n)  # a comment that stays" in fixed
     second = try_repo(repo, home, "kernelint-fix", "kernels/gelu.py")
     assert second.returncode == 0, second.stdout
+
+
+def test_manifest_is_valid():
+    result = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest",
+                             str(ROOT / ".pre-commit-hooks.yaml")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
