@@ -137,3 +137,22 @@ def test_help_uri_information_uri_and_invocation(log):
     assert invocation["executionSuccessful"] is True and invocation["exitCode"] == 1
     assert invocation["arguments"][:3] == ["check", "--format", "sarif"]
     assert invocation["workingDirectory"]["uri"].startswith("file://")
+
+
+def test_fixes_are_sarif_fixes(tmp_path):
+    source = "import triton\n\nx = 1  # noqa: KL001, E501\n"
+    write(tmp_path, {"mod.py": source})
+    log = sarif(tmp_path, "mod.py")
+    if SCHEMA.is_file():
+        jsonschema = pytest.importorskip("jsonschema")
+        schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+        assert not list(jsonschema.validators.validator_for(schema)(schema).iter_errors(log))
+    [fix] = log["runs"][0]["results"][0]["fixes"]
+    [change] = fix["artifactChanges"]
+    assert change["artifactLocation"]["uri"] == "mod.py"
+    [replacement] = change["replacements"]
+    region = replacement["deletedRegion"]
+    # "# noqa: KL001, E501" (columns 8-27) becomes "# noqa: E501".
+    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (3, 8, 27)
+    assert replacement["insertedContent"]["text"] == "# noqa: E501"
+    assert fix["description"]["text"].startswith("Remove unused suppression KL001")

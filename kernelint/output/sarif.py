@@ -88,6 +88,30 @@ def _artifact(path: str, root: Path) -> om.ArtifactLocation:
     return om.ArtifactLocation(uri=quote(relative), uri_base_id="%SRCROOT%")
 
 
+def _column(sources: Sources, path: str, line: int, byte_column: int) -> int:
+    """A 1-based code-point column (the run's columnKind) from an ``ast``-style byte offset."""
+    text = sources.line(path, line).encode("utf-8")
+    return len(text[:byte_column].decode("utf-8", errors="ignore")) + 1
+
+
+def _fixes(finding: Finding, artifact: om.ArtifactLocation, sources: Sources) -> list | None:
+    """The finding's fix as SARIF ``fixes`` (viewers such as VS Code's can apply it); an unsafe
+    fix says so in its description."""
+    fix = finding.fix
+    if fix is None:
+        return None
+    replacements = [om.Replacement(
+        deleted_region=om.Region(
+            start_line=e.line, start_column=_column(sources, finding.path, e.line, e.col),
+            end_line=e.end_line, end_column=_column(sources, finding.path, e.end_line, e.end_col),
+        ),
+        inserted_content=om.ArtifactContent(text=e.replacement),
+    ) for e in fix.edits]
+    title = fix.title if fix.safe else f"{fix.title} (unsafe: may change behaviour; kernelint applies it only with --unsafe-fixes)"
+    return [om.Fix(description=om.Message(text=title),
+                   artifact_changes=[om.ArtifactChange(artifact_location=artifact, replacements=replacements)])]
+
+
 def _invocation(exit_code: int | None) -> dict:
     invocation = {
         "executionSuccessful": exit_code in (None, 0, 1),
@@ -109,19 +133,21 @@ def render(findings: list[Finding], rules, *, sources: Sources | None = None,
     sources = sources or Sources()
     results = []
     for finding, fingerprint in zip(findings, fingerprints(findings, sources)):
+        artifact = _artifact(finding.path, root)
         results.append(om.Result(
             rule_id=finding.code,
             rule_index=index.get(finding.code, -1),
             level=_LEVEL[finding.severity],
             message=om.Message(text=finding.message),
             locations=[om.Location(physical_location=om.PhysicalLocation(
-                artifact_location=_artifact(finding.path, root),
+                artifact_location=artifact,
                 region=om.Region(
                     start_line=finding.line, start_column=finding.column,
                     end_line=finding.end_line, end_column=max(finding.end_column, finding.column),
                 ),
             ))],
             partial_fingerprints={"primaryLocationLineHash": fingerprint},
+            fixes=_fixes(finding, artifact, sources),
         ))
     run = om.Run(
         tool=om.Tool(driver=om.ToolComponent(
