@@ -183,13 +183,15 @@ def _unused(path: str, source: str, suppressions, options: Options) -> Iterable[
             continue  # a bare noqa, or another tool's code
         named = _named_rules(s)
         line_text = lines[s.line - 1] if s.line <= len(lines) else ""
+        # The tokenizer counts characters; findings count UTF-8 bytes, as ast does.
+        column = len(line_text[:s.column].encode("utf-8")) + 1
         if not named:
-            yield replace(_tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
+            yield replace(_tool_finding(path, UNUSED_SUPPRESSION, s.line, column,
                                         f"suppression names unknown rule {s.key!r}"),
                           fix=drop_suppression(line_text, s.line, s.column, s.key, s.ours))
         elif any(rule.code in options.codes and rule.code != UNUSED_SUPPRESSION for rule in named):
             label = f"{named[0].code} ({named[0].name})" if len(named) == 1 else s.key
-            yield replace(_tool_finding(path, UNUSED_SUPPRESSION, s.line, s.column + 1,
+            yield replace(_tool_finding(path, UNUSED_SUPPRESSION, s.line, column,
                                         f"unused suppression: {label} reports nothing here"),
                           fix=drop_suppression(line_text, s.line, s.column, s.key, s.ours))
 

@@ -156,3 +156,9 @@ def test_fixes_are_sarif_fixes(tmp_path):
     assert (region["startLine"], region["startColumn"], region["endColumn"]) == (3, 8, 27)
     assert replacement["insertedContent"]["text"] == "# noqa: E501"
     assert fix["description"]["text"].startswith("Remove unused suppression KL001")
+
+
+def test_columns_count_code_points(tmp_path):
+    write(tmp_path, {"mod.py": 'import triton\n\nname = "ünï"  # noqa: KL001\n'})
+    region = sarif(tmp_path, "mod.py")["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region["startColumn"] == len('name = "ünï"  ') + 1  # the comment, counted in characters

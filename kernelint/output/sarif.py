@@ -94,6 +94,15 @@ def _column(sources: Sources, path: str, line: int, byte_column: int) -> int:
     return len(text[:byte_column].decode("utf-8", errors="ignore")) + 1
 
 
+def _region(finding: Finding, sources: Sources) -> om.Region:
+    """The finding's range in code points (findings count UTF-8 bytes, as ``ast`` does)."""
+    start = _column(sources, finding.path, finding.line, finding.column - 1)
+    end = _column(sources, finding.path, finding.end_line, finding.end_column - 1)
+    if finding.end_line == finding.line:
+        end = max(end, start)
+    return om.Region(start_line=finding.line, start_column=start, end_line=finding.end_line, end_column=end)
+
+
 def _fixes(finding: Finding, artifact: om.ArtifactLocation, sources: Sources) -> list | None:
     """The finding's fix as SARIF ``fixes`` (viewers such as VS Code's can apply it); an unsafe
     fix says so in its description."""
@@ -141,10 +150,7 @@ def render(findings: list[Finding], rules, *, sources: Sources | None = None,
             message=om.Message(text=finding.message),
             locations=[om.Location(physical_location=om.PhysicalLocation(
                 artifact_location=artifact,
-                region=om.Region(
-                    start_line=finding.line, start_column=finding.column,
-                    end_line=finding.end_line, end_column=max(finding.end_column, finding.column),
-                ),
+                region=_region(finding, sources),
             ))],
             partial_fingerprints={"primaryLocationLineHash": fingerprint},
             fixes=_fixes(finding, artifact, sources),
