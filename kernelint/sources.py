@@ -25,3 +25,9 @@ class Sources:
     def line(self, path: str, number: int) -> str:
         lines = self.lines(path)
         return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def character_column(line_text: str, byte_column: int) -> int:
+    """The 0-based character offset of a 0-based UTF-8 byte offset into ``line_text`` (findings
+    count bytes, as ``ast`` does; terminals, SARIF and GitHub count characters)."""
+    return len(line_text.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))

@@ -223,3 +223,12 @@ def test_diff_follows_file_names_git_quotes(repo):
     (repo / name).write_text(HEADER + kernel("odd"))
     result = run_kernelint("check", "--format", "json", "--diff", "HEAD", ".", cwd=repo)
     assert [(f["path"], f["code"]) for f in findings(result)] == [(name, "KL104")]
+
+
+def test_caret_and_annotation_columns_count_characters(tmp_path):
+    write(tmp_path, {"mod.py": 'import triton\n\nname = "ünï"  # noqa: KL002\n'})
+    shown = run_kernelint("check", "--show-source", "mod.py", cwd=tmp_path).stdout.splitlines()
+    assert shown[2] == "  " + " " * len('name = "ünï"  ') + "^"
+    annotation = run_kernelint("check", "--format", "github", "mod.py", cwd=tmp_path).stdout
+    prefix = 'name = "ünï"  '
+    assert f",col={len(prefix) + 1}," in annotation

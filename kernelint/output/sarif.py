@@ -14,7 +14,7 @@ import kernelint
 from kernelint import docs
 from kernelint.baseline import fingerprints
 from kernelint.findings import Finding, Severity
-from kernelint.sources import Sources
+from kernelint.sources import Sources, character_column
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -90,8 +90,7 @@ def _artifact(path: str, root: Path) -> om.ArtifactLocation:
 
 def _column(sources: Sources, path: str, line: int, byte_column: int) -> int:
     """A 1-based code-point column (the run's columnKind) from an ``ast``-style byte offset."""
-    text = sources.line(path, line).encode("utf-8")
-    return len(text[:byte_column].decode("utf-8", errors="ignore")) + 1
+    return character_column(sources.line(path, line), byte_column) + 1
 
 
 def _region(finding: Finding, sources: Sources) -> om.Region:

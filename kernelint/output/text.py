@@ -6,6 +6,7 @@ import os
 from collections import Counter
 
 from kernelint.findings import Finding, Severity
+from kernelint.sources import character_column
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
@@ -29,8 +30,8 @@ def _paint(text: str, *codes: str, colour: bool) -> str:
 
 
 def _caret(finding: Finding, line: str) -> str:
-    start = max(finding.column - 1, 0)
-    end = finding.end_column - 1 if finding.end_line == finding.line else len(line.rstrip())
+    start = character_column(line, max(finding.column - 1, 0))
+    end = character_column(line, finding.end_column - 1) if finding.end_line == finding.line else len(line.rstrip())
     prefix = "".join(ch if ch == "\t" else " " for ch in line[:start])
     return prefix + "^" * max(end - start, 1)
 
