@@ -239,3 +239,29 @@ def test_pylint_survives_odd_files_and_a_broken_config(tree):
     assert "Traceback" not in result.stderr + result.stdout, (result.stderr + result.stdout)[-2000:]
     assert result.returncode & 32 == 0  # no usage error; crashes of the plugin show as fatal (1)
     assert "kernelint configuration error" in result.stdout
+
+
+DESCRIPTOR_KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, M, N, BLOCK: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK, BLOCK])
+    desc.store([0, 0], desc.load([0, 0]))
+
+
+def run(x):
+    kernel[(1,)](x, x.shape[0], x.shape[1], BLOCK=64)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_elsewhere_in_the_project_does_not_hang_project_wide_rules(tree):
+    """Rules that read the whole project (the allocator index of KL106) read it safely too."""
+    write(tree, {"src/kernels.py": DESCRIPTOR_KERNEL})
+    os.mkfifo(tree / "src" / "pipe.py")
+    (tree / "src" / "loop.py").symlink_to("loop.py")
+    result = check(tree, "--select", "ALL", "src/kernels.py")
+    assert result.returncode == 1 and ("src/kernels.py", "KL106") in found(result), result.stderr

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from kernelint.reading import Unreadable, read_bytes
+
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIPPED_DIRS = frozenset({
     ".git", ".hg", ".tox", ".nox", ".venv", "venv", "env", "node_modules", "build", "dist",
@@ -68,8 +70,8 @@ class _Index:
             try:
                 if path.stat().st_size > _MAX_BYTES:
                     continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                text = read_bytes(str(path)).decode("utf-8", errors="replace")  # a FIFO would block
+            except (OSError, Unreadable):
                 continue
             module.sets_allocator = _SET_ALLOCATOR.search(_code_only(text)) is not None
             module.imports = _imports(text, name, path.name == "__init__.py")
