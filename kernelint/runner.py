@@ -191,10 +191,9 @@ def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
     workers: list[_Worker] = []
 
     def give_work(worker: _Worker) -> None:
-        while queue:
-            if worker.send(queue.popleft(), jobs_to_run):
-                return
-            lost(worker)
+        if queue:
+            if not worker.send(queue.popleft(), jobs_to_run):
+                lost(worker)
             return
         worker.batch = None
         try:
@@ -205,6 +204,8 @@ def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
     def lost(worker: _Worker) -> None:
         """``worker`` died holding ``worker.batch``: split the batch, or count the file's strike."""
         batch, worker.batch = worker.batch or [], None
+        if worker.process.is_alive():  # its pipe broke but it lives on: it is out of the run
+            worker.process.kill()
         worker.process.join(1.0)
         if len(batch) > 1:
             queue.extendleft([i] for i in reversed(batch))
