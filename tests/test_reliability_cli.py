@@ -265,3 +265,23 @@ def test_a_fifo_elsewhere_in_the_project_does_not_hang_project_wide_rules(tree):
     (tree / "src" / "loop.py").symlink_to("loop.py")
     result = check(tree, "--select", "ALL", "src/kernels.py")
     assert result.returncode == 1 and ("src/kernels.py", "KL106") in found(result), result.stderr
+
+
+def test_a_file_deleted_during_the_run(tree, monkeypatch, capsys):
+    """Found by the walk, gone when it is read: a KL002 for it, every other file still checked."""
+    from kernelint import cli
+
+    write(tree, {"src/gone.py": BROKEN})
+    real = discovery.discover
+
+    def discover_then_delete(*args, **kwargs):
+        found_files = real(*args, **kwargs)
+        (tree / "src" / "gone.py").unlink()
+        return found_files
+
+    monkeypatch.setattr(discovery, "discover", discover_then_delete)
+    monkeypatch.chdir(tree)
+    assert cli.main(["check", "--no-cache", "--format", "json", "."]) == 1
+    reported = {(f["path"], f["code"], f["message"]) for f in json.loads(capsys.readouterr().out)}
+    assert ("src/broken.py", "KL001") in {(path, code) for path, code, _ in reported}
+    assert ("src/gone.py", "KL002", "cannot read file: No such file or directory") in reported
