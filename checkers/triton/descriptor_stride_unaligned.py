@@ -64,10 +64,11 @@ class DescriptorStrideUnaligned(Rule):
     name = "descriptor-stride-unaligned"
     family = "triton-launch"
     dsl = "triton"
-    # Not measured on the H200 (the session's device time was spent on KL122-KL127): info, off.
-    severity = Severity.INFO
+    # Reproduced on the H200 (wrong tiles, no error): error. Off by default: 5 of 6 corpus
+    # reports were true (83%), below the 95% a default-on rule needs.
+    severity = Severity.ERROR
     default_enabled = False
-    evidence_class = "crash"
+    evidence_class = "numerics"
     summary = ("An in-kernel tensor descriptor's row stride is an input size from the host, never "
                "padded or checked: sizes that are not 16-byte multiples give wrong tiles.")
     wants_finish = True
@@ -115,12 +116,13 @@ padded stride.
 """
 
     prior_evidence = """
-Not measured on a GPU: the pair (bf16 `K = 1001`, fp16 `K = 1003`, row strides of 2002 and
-2006 bytes) is written but was not run on the H200 (the session's device time went to
-KL122-KL127). Under `TRITON_INTERPRET=1`, triton 3.9.0 rejects the bad pair's descriptor with
-`AssertionError('stride must be 16-byte aligned')` (the interpreter checks, PR #8670) and the
-padded good pair matches; that check is the interpreter's, not the GPU's, so it proves nothing
-about the H200. Info and off by default until measured. Corpus: 6 reports, 5 true (tritonbench's
+Measured on the H200 (triton 3.6.0, see *Evidence*): the pair first ran as a `crash` pair and the
+bad kernel raised nothing but returned wrong tiles (max abs error 166, 4,069 of 4,096 outputs
+wrong); triton #10927 also reports wrong results rather than an error, so the pair was moved to
+the `numerics` class and re-run: reproduced in both unaligned cases (bf16 `K = 1001`, fp16
+`K = 1003`), with the aligned `K = 1024` control correct. Under `TRITON_INTERPRET=1`, triton
+3.9.0 rejects the bad descriptor itself (`stride must be 16-byte aligned`, PR #8670), so the CPU
+proves nothing here. Error, off by default for precision. Corpus: 6 reports, 5 true (tritonbench's
 fp8 attention with `strides=[N_CTX, 1]` 4x, torchao's grouped Hadamard amax `strides=[N, 1]`),
 1 false (torchao's fixed 16x16 Hadamard matrix, whose size is set out of the file's sight).
 """

@@ -16,7 +16,7 @@ class DescriptorWithoutAllocator(Rule):
     name = "descriptor-without-allocator"
     family = "triton-memory"
     dsl = "triton"
-    severity = Severity.INFO
+    severity = Severity.ERROR
     default_enabled = False
     evidence_class = "crash"
     summary = "In-kernel `tl.make_tensor_descriptor` with no `triton.set_allocator` anywhere in the program."
@@ -65,8 +65,10 @@ copy_kernel[grid](x, y, M, N, BM=64, BN=64)
 Measured for the project's facts before this rule had a pair (H200, triton 3.6.0): an in-kernel
 `tl.make_tensor_descriptor` with no allocator set fails at launch with `RuntimeError: Kernel
 requires a runtime memory allocation, but no allocator was set. Use triton.set_allocator to
-specify an allocator.` The rule's own pair was written after this issue's device run and has
-not been run: info and off until it is.
+specify an allocator.` The rule's own pair reproduced that on the H200 (see *Evidence*), so the
+severity is `error`. It stays off by default: no corpus project launches such a kernel without
+an allocator (14 descriptor-building files were correctly silent), so its precision on real
+code is unmeasured.
 """
 
     def finish(self, ctx):

@@ -30,8 +30,10 @@ scan over all groups that every program repeats to find which group its tile bel
 group's work (a `tl.where` that masks computed values), on table lookups by equality, and on
 scans that stop early.
 
-Info and off by default: not measured yet. A pair (a grouped GEMM with 8 to 1,024 groups,
-scan vs binary search over the groups' first-tile offsets) is written and waits for a GPU run.
+Info and off by default: measured on the H200 (see *Evidence*), a grouped GEMM with a linear
+scan over the groups' first-tile offsets against a binary search cost a median 1.18x (1.04x at
+8 groups up to 3.21x at 1,024 groups of 32 rows): below the 1.2x a warning needs. The seed's
+2-5x shows only with hundreds of small groups.
 
 ## Why is this bad?
 With G groups every program issues G dependent loads before it can start its tile, and the
