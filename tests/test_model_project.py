@@ -51,3 +51,11 @@ def test_allocator_in_an_importer_counts_but_not_in_an_unrelated_script(tmp_path
 def test_project_root_is_the_nearest_marker(tmp_path):
     _write(tmp_path, {"a/pyproject.toml": "", "a/b/c.py": ""})
     assert project.project_root(tmp_path / "a/b/c.py") == (tmp_path / "a").resolve()
+
+
+def test_an_installed_package_is_its_own_project(tmp_path):
+    (tmp_path / ".git").mkdir()
+    package = tmp_path / "lib" / "python3.12" / "site-packages" / "torch" / "testing"
+    package.mkdir(parents=True)
+    (package / "triton_utils.py").write_text("import triton\n")
+    assert project.project_root(package / "triton_utils.py") == tmp_path / "lib" / "python3.12" / "site-packages" / "torch"
