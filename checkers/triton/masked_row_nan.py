@@ -17,7 +17,6 @@ _EXPS = frozenset({
     triton.TL + "extra.libdevice.exp", triton.TL + "extra.libdevice.exp2",
 })
 _MAXES = frozenset({triton.TL + "max", triton.TL + "maximum"})
-_REDUCTION_METHODS = frozenset(name.rsplit(".", 1)[1] for name in triton.REDUCTIONS)
 #: A finite floor at least this negative keeps the running max finite (``-1e30``, ``-1e9``).
 _FLOOR = -1e4
 
@@ -58,16 +57,7 @@ def _reads_mask_from_memory(ctx, cond: ast.AST) -> bool:
         pointer = signature_argument(node, triton.SIGNATURES[triton.LOAD], "pointer")
         return pointer is not None and dataflow.is_offset_vector(ctx, pointer)
 
-    return dataflow.reaches(ctx, cond, vector_load, prune=lambda n: _reduces(ctx, n)) is not None
-
-
-def _reduces(ctx, node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    name = ctx.call_name(node)
-    if name is not None:
-        return name in triton.REDUCTIONS
-    return isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTION_METHODS
+    return dataflow.reaches(ctx, cond, vector_load, prune=lambda n: dataflow.is_reduction(ctx, n)) is not None
 
 
 def _masked_fill(ctx, node: ast.AST) -> bool:

@@ -11,8 +11,6 @@ from kernelint.model.calls import argument, signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 
-_REDUCTION_METHODS = frozenset(name.rsplit(".", 1)[1] for name in triton.REDUCTIONS)
-
 
 def _is_random(ctx, node: ast.AST) -> bool:
     """A random-number generator call (``tl.rand``, ``tl.randint4x``, a libdevice ``philox``)."""
@@ -69,15 +67,6 @@ def _item_assignments(ctx, name: ast.expr) -> list[ast.expr]:
                    for t in targets):
                 values.append(statement.value)
     return values
-
-
-def _reduces(ctx, node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    name = ctx.call_name(node)
-    if name is not None:
-        return name in triton.REDUCTIONS
-    return isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTION_METHODS
 
 
 def _consumed_values(ctx, call: ast.Call) -> tuple[str, list[ast.expr]] | None:
@@ -174,7 +163,7 @@ the rule no longer bites. The interpreter never reorders.
                 continue
             how, values = consumed
             for value in values:
-                view = dataflow.reaches(ctx, value, lambda n: reorders(ctx, n), lambda n: _reduces(ctx, n))
+                view = dataflow.reaches(ctx, value, lambda n: reorders(ctx, n), lambda n: dataflow.is_reduction(ctx, n))
                 if view is None or id(view) in reported:
                     continue
                 reported.add(id(view))

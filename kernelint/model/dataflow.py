@@ -18,7 +18,7 @@ from kernelint.model.values import assigned_names
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
-from kernelint.model.dsl.triton import ARANGE, CAST, DOT, EXPAND_DIMS, LOAD, POINTER_TYPE
+from kernelint.model.dsl.triton import ARANGE, CAST, DOT, EXPAND_DIMS, LOAD, POINTER_TYPE, REDUCTIONS
 from kernelint.model.dsl.triton import VALUE_HINTS as _HINTS
 
 _MAX_DEPTH = 16
@@ -279,3 +279,17 @@ def names_assigned_downstream(statement: ast.stmt, function: ast.AST, steps: int
         found |= step
         frontier = step
     return found
+
+
+_REDUCTION_METHODS = frozenset(name.rsplit(".", 1)[1] for name in REDUCTIONS)
+
+
+def is_reduction(ctx: "FileContext", node: ast.AST) -> bool:
+    """``node`` reduces a tile along an axis: ``tl.sum(x, 0)``, ``tl.max(...)``, or the method
+    form ``x.sum(axis=1)`` on a kernel value."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = ctx.call_name(node)
+    if name is not None:
+        return name in REDUCTIONS
+    return isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTION_METHODS
