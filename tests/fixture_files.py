@@ -47,15 +47,20 @@ class Fixture:
         return self.path.read_text(encoding="utf-8")
 
     def marks(self) -> dict[str, set[tuple[int, str]]]:
-        """Marker kind -> {(line, code)}."""
-        found: dict[str, set[tuple[int, str]]] = {k: set() for k in ("expect", "ok", "todo-expect", "todo-ok")}
-        for number, line in enumerate(self.source().splitlines(), start=1):
-            for match in _MARK.finditer(line):
-                found[match.group("kind")] |= {(number, c.strip()) for c in match.group("codes").split(",")}
-        return found
+        return markers(self.source())
 
     def findings(self) -> list[Finding]:
         return check_source(self.id, self.source(), Options(frozenset({self.code})))
+
+
+def markers(source: str) -> dict[str, set[tuple[int, str]]]:
+    """Marker kind (``expect``, ``ok``, ``todo-expect``, ``todo-ok``) -> {(line, code)}; the
+    one parser of inline expectations, for fixtures and reference pairs alike."""
+    found: dict[str, set[tuple[int, str]]] = {k: set() for k in ("expect", "ok", "todo-expect", "todo-ok")}
+    for number, line in enumerate(source.splitlines(), start=1):
+        for match in _MARK.finditer(line):
+            found[match.group("kind")] |= {(number, c.strip()) for c in match.group("codes").split(",")}
+    return found
 
 
 def all_fixtures() -> list[Fixture]:

@@ -22,14 +22,14 @@ def test_bad_reports_exactly_the_marked_lines(pair):
     expected = expected_findings(source)
     assert expected, f"{pair.name}/bad.py marks no expected finding"
     assert _code(pair) in {code for _, code in expected}
-    assert reported(source, _code(pair), dedent=False) == expected
+    assert reported(source, _code(pair)) == expected
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
 def test_good_is_clean(pair):
     source = read(pair / "good.py")
     assert not expected_findings(source)
-    assert reported(source, _code(pair), dedent=False) == set()
+    assert reported(source, _code(pair)) == set()
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
