@@ -7,6 +7,7 @@ import ast
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
 from kernelint.model.cute import is_mbarrier_init, is_mbarrier_operation, publishes_through_helpers
+from kernelint.model.dsl import cute
 from kernelint.rules import Report, Rule
 
 
@@ -84,7 +85,7 @@ cute.arch.mbarrier_wait(mbar, 0)
             return
         guard = next((a for a in ctx.ancestors(node) if isinstance(a, ast.If)), None)
         own = {id(c) for c in ast.walk(guard)} if guard is not None and ctx.function_of(guard) is function else set()
-        if "cutlass.cute.kernel" not in ctx.kernel_of(node).decorators and not any(
+        if cute.KERNEL not in ctx.kernel_of(node).decorators and not any(
             is_mbarrier_operation(ctx, c) for c in later if id(c) not in own
         ):
             # An init helper that sets barriers up (the initialising thread may arm them itself)

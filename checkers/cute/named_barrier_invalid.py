@@ -27,7 +27,8 @@ Reports named barriers (`cute.arch.barrier(barrier_id=..., number_of_threads=...
 value folds to something the hardware cannot do: a thread count that is not a multiple of 32,
 or an id outside 0..15. Values are followed through constants and the `self.<attr>`
 configuration of a kernel class. A `NamedBarrier(...)` stored in a name or attribute that
-nothing in the file reads is not reported: a barrier never synced on cannot fail.
+nothing in the file reads (`ctx.result_never_read`) is not reported: a barrier never synced on
+cannot fail.
 
 Id 0 is not reported. It is the id `sync_threads()` uses, and a named barrier on it with a
 count below the CTA's size mixes its arrivals with whole-CTA barriers; but CUTLASS's own
@@ -66,7 +67,7 @@ cute.arch.barrier(barrier_id=2, number_of_threads=128)
 
     def check(self, node: ast.Call, ctx):
         use = named_barrier(ctx, node)
-        if use is None or _never_used(ctx, node):
+        if use is None or ctx.result_never_read(node):
             return
         count = cute_int(ctx, use.thread_count)
         barrier_id = cute_int(ctx, use.barrier_id)
@@ -78,20 +79,3 @@ cute.arch.barrier(barrier_id=2, number_of_threads=128)
             )
         elif barrier_id is not None and not 0 <= barrier_id < NAMED_BARRIER_COUNT:
             yield Report(node, f"named barrier id {barrier_id}; a CTA has barriers 0..{NAMED_BARRIER_COUNT - 1}")
-
-
-def _never_used(ctx, call: ast.Call) -> bool:
-    """A ``NamedBarrier(...)`` stored in a name or attribute that nothing in the file reads:
-    a barrier never synced on cannot hang or fail (flashinfer keeps such an unused one)."""
-    holder = ctx.parent(call)
-    if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1):
-        return False
-    target = holder.targets[0]
-    if isinstance(target, ast.Attribute):
-        return not any(
-            n.attr == target.attr and n is not target and isinstance(n.ctx, ast.Load)
-            for n in ctx.nodes(ast.Attribute)
-        )
-    if isinstance(target, ast.Name):
-        return not any(n.id == target.id and isinstance(n.ctx, ast.Load) for n in ctx.nodes(ast.Name))
-    return False

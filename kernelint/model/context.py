@@ -253,6 +253,21 @@ class FileContext:
             if any(d.node is definition.node for d in reaching_definitions(self, use))
         ]
 
+    def result_never_read(self, expr: ast.expr) -> bool:
+        """``expr`` is stored in a name or attribute (``self.bar = NamedBarrier(...)``) that nothing
+        in the file reads: whatever it builds is never used. False when it is not stored so."""
+        holder = self.parent(expr)
+        if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1):
+            return False
+        target = holder.targets[0]
+        if isinstance(target, ast.Attribute):
+            return not any(
+                n.attr == target.attr and isinstance(n.ctx, ast.Load) for n in self.nodes(ast.Attribute)
+            )
+        if isinstance(target, ast.Name):
+            return not any(n.id == target.id and isinstance(n.ctx, ast.Load) for n in self.nodes(ast.Name))
+        return False
+
     def list_growth(self, name: ast.Name) -> list[ast.expr]:
         """What the code adds to the list ``name`` holds, in its scope: the arguments of
         ``name.append(...)``, ``.extend(...)``, ``.insert(i, ...)`` and the right side of
