@@ -167,6 +167,19 @@ class FileContext:
             return []
         return [d for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef) if d.name == name]
 
+    def call_or_its_helpers(self, call: ast.Call, predicate, depth: int = 2) -> bool:
+        """``predicate`` holds for ``call`` itself or for a call inside a function of this file
+        that ``call`` calls, following helpers up to ``depth`` calls deep."""
+        if predicate(call):
+            return True
+        if depth == 0:
+            return False
+        return any(
+            self.call_or_its_helpers(inner, predicate, depth - 1)
+            for helper in self.local_functions_called(call)
+            for inner in ast.walk(helper) if isinstance(inner, ast.Call)
+        )
+
     def kernel_named(self, name: str) -> Kernel | None:
         matches = [k for k in self.kernels if k.name == name]
         return matches[0] if len(matches) == 1 else None

@@ -59,15 +59,7 @@ def publishes_mbarrier_init(ctx: "FileContext", call: ast.Call) -> bool:
 def publishes_through_helpers(ctx: "FileContext", call: ast.Call, depth: int = 2) -> bool:
     """``call`` publishes a barrier init itself, or a helper of this file that it calls does
     (``self.init_barriers()`` whose body fences and syncs), up to ``depth`` calls deep."""
-    if publishes_mbarrier_init(ctx, call):
-        return True
-    if depth == 0:
-        return False
-    return any(
-        publishes_through_helpers(ctx, inner, depth - 1)
-        for helper in ctx.local_functions_called(call)
-        for inner in ast.walk(helper) if isinstance(inner, ast.Call)
-    )
+    return ctx.call_or_its_helpers(call, lambda c: publishes_mbarrier_init(ctx, c), depth)
 
 
 def is_mbarrier_operation(ctx: "FileContext", call: ast.Call) -> bool:

@@ -58,14 +58,9 @@ def tma_stores(ctx: "FileContext", function: ast.AST) -> list[ast.Call]:
 def drains_bulk_stores(ctx: "FileContext", call: ast.Call, depth: int = 2) -> bool:
     """``call`` waits for outstanding bulk stores (``cp_async_bulk_wait_group``, a store
     pipeline's ``producer_tail``), itself or in a helper of this file it calls."""
-    func = call.func
-    last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    if last in BULK_STORE_DRAINS:
-        return True
-    if depth == 0:
-        return False
-    return any(
-        drains_bulk_stores(ctx, inner, depth - 1)
-        for helper in ctx.local_functions_called(call)
-        for inner in ast.walk(helper) if isinstance(inner, ast.Call)
-    )
+    def drains(c: ast.Call) -> bool:
+        func = c.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        return last in BULK_STORE_DRAINS
+
+    return ctx.call_or_its_helpers(call, drains, depth)
