@@ -17,6 +17,7 @@ def softmax_kernel(x_ptr, y_ptr, stride, n_cols, BLOCK: tl.constexpr):
 
 def run(x):
     n_rows, n_cols = x.shape
-    y = torch.empty_like(x)
+    # Like x, the output is a view of a larger buffer, so padding lanes stay inside the allocation.
+    y = torch.empty(n_rows + 1, n_cols, dtype=x.dtype, device=x.device)[:n_rows]
     softmax_kernel[(n_rows,)](x, y, x.stride(0), n_cols, BLOCK=triton.next_power_of_2(n_cols))
     return y
