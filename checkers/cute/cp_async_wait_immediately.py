@@ -52,9 +52,11 @@ function. Waits for fewer than all groups (`wait_group(1)`, a prefetch distance)
 loops (a one-shot load), and loops that hand each stage to consumer warps through a pipeline
 (`producer_commit`) are not reported.
 
-Not measured: the pair (a row reduction that loads each tile with cp.async and waits at once,
-against one that prefetches the next tile) was written after the device time for these rules
-was spent, so the rule is info and off until `kernelint prove KL307` runs on a GPU.
+Not yet measured: the pair (a streaming kernel, one CTA of 128 threads per row, that copies each
+512-element tile to shared memory with cp.async and waits at once, against the same kernel
+with two stages that copies tile k + 1 while tile k is used) compiles for sm_90a but has not
+run on a GPU yet, so the rule is info and off until `kernelint prove KL307` runs. Its timed cases
+go from 1 to 16 CTAs per SM, because with many CTAs per SM the other CTAs can hide the wait.
 
 ## Why is this bad?
 `cp.async` exists so that the copy of the next tile runs while the current one is used. A loop
