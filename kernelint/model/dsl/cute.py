@@ -139,3 +139,39 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "cutlass.pipeline.NamedBarrier": ("barrier_id", "num_threads"),
     "cutlass.pipeline.helpers.NamedBarrier": ("barrier_id", "num_threads"),
 }
+
+#: Transaction counts on an mbarrier: qualified name -> (position of the barrier, position of the
+#: byte count). ``peer_cta_rank_in_cluster`` (position 2) arms another CTA's barrier.
+EXPECT_TX = {
+    ARCH + "mbarrier_arrive_and_expect_tx": (0, 1),
+    ARCH + "mbarrier_expect_tx": (0, 1),
+}
+EXPECT_TX_KEYWORDS = ("bytes", "mbar_ptr", "peer_cta_rank_in_cluster")
+SIZE_IN_BYTES = "cutlass.cute.size_in_bytes"
+SIZE = "cutlass.cute.size"
+LAYOUT_MAKERS = frozenset({"cutlass.cute.make_layout", "cutlass.cute.make_ordered_layout"})
+SLICE = "cutlass.cute.slice_"
+GROUP_MODES = "cutlass.cute.group_modes"
+TMA_PARTITION = frozenset({"cutlass.cute.nvgpu.cpasync.tma_partition"})
+#: The plain TMA load op (one CTA's tile into its own shared memory). Its ``cta_group`` makes the
+#: leader CTA's barrier count the peer CTA's bytes too.
+TMA_LOAD_OP = "CopyBulkTensorTileG2SOp"
+CTA_GROUP_SIZES = {"CtaGroup.ONE": 1, "CtaGroup.TWO": 2}
+#: Width in bits of the element types whose width is fixed (the ones real kernels name).
+DTYPE_BITS = {
+    "cutlass.Float64": 64, "cutlass.Float32": 32, "cutlass.TFloat32": 32, "cutlass.Float16": 16,
+    "cutlass.BFloat16": 16, "cutlass.Float8E4M3FN": 8, "cutlass.Float8E5M2": 8, "cutlass.Float8E8M0FNU": 8,
+    "cutlass.Int64": 64, "cutlass.Int32": 32, "cutlass.Int16": 16, "cutlass.Int8": 8, "cutlass.Uint64": 64,
+    "cutlass.Uint32": 32, "cutlass.Uint16": 16, "cutlass.Uint8": 8, "cutlass.Float4E2M1FN": 4,
+}
+
+#: Non-bulk cp.async copies: the op that makes a copy atom an asynchronous global -> shared copy.
+CP_ASYNC_G2S_OP = "CopyG2SOp"
+#: Calls after which shared memory that one thread wrote is safe for the others to read, or is
+#: handed to them through a barrier they wait on (matched on the last name: pipeline classes and
+#: ``NamedBarrier`` objects of CUTLASS and of libraries wrap them).
+SMEM_HANDOFFS = frozenset({
+    "sync_threads", "barrier", "barrier_arrive", "sync_warp", "cluster_sync", "cluster_wait", "arrive_and_wait",
+    "sync", "producer_commit", "consumer_release", "mbarrier_arrive", "arrive", "cp_async_mbarrier_arrive",
+    "cp_async_mbarrier_arrive_noinc", "barrier_cta_sync",
+})
