@@ -1,0 +1,11 @@
+import torch
+
+
+def make_inputs(case, device):
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    x = torch.randn(case["m"], case["n"], generator=gen, dtype=torch.float32)
+    return {"x": x.to(device)}
+
+
+def reference(x):
+    return x.t().contiguous()
