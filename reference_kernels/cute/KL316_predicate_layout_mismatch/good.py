@@ -1,9 +1,9 @@
 """Scale every row of an (M, N) fp32 matrix by 2, N (1000) not a multiple of the 1024-column tile.
 
-Four warps per CTA, one row per warp, each thread four adjacent columns per step. The data is
-partitioned by a tiled copy whose threads run along the row (thread t owns row t // 32), and
-the coordinate tensor that the bounds predicate is built from is partitioned by the same thread
-slice, so each thread tests exactly the columns it copies.
+Four warps per CTA, one row per warp, each thread four adjacent columns per step: the data is
+partitioned by a tiled copy whose threads run along the row (thread t owns row t // 32). The
+bounds predicate is built from the identity tensor partitioned by the same thread slice, so
+each thread tests exactly the columns it copies.
 """
 import torch
 
