@@ -39,6 +39,8 @@ VIEW_MAKERS = frozenset({
     "group_modes", "make_tensor", "composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
     "coalesce", "recast_tensor", "filter_zeros", "flatten", "slice_", "tma_partition", "select",
 })
+#: A thread slice's partitions of a tensor (the same slice partitions it the same way every time).
+_THREAD_PARTITIONS = frozenset({"partition_S", "partition_D"})
 #: Calls and methods that only read a tensor's shape or layout, or make a register tensor of its shape.
 _METADATA_CALLS = frozenset({
     "size", "rank", "cosize", "depth", "shape", "size_in_bytes", "make_fragment_like", "make_rmem_tensor_like",
@@ -142,6 +144,7 @@ class CpAsyncTensors:
 def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
     """The own and shared views of the tensors that cp.async copies in ``function`` write."""
     found = CpAsyncTensors()
+    own_slices: set[str] = set()  # the thread slices (thr = g2s.get_slice(tidx)) that made own views
     for call in ast.walk(function):
         if not isinstance(call, ast.Call):
             continue
@@ -157,6 +160,8 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
             continue
         # tS = thr.partition_D(s): s is the shared tensor other views read
         if isinstance(value, ast.Call) and _last_name(value.func) in VIEW_MAKERS:
+            if _last_name(value.func) in _THREAD_PARTITIONS and isinstance(value.func, ast.Attribute):
+                own_slices.add(ast.dump(value.func.value))
             for argument_ in value.args:
                 root = _base_name(argument_)
                 if root is not None and not isinstance(argument_, ast.Call):
@@ -177,7 +182,12 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
             if target in found.own or target in found.shared:
                 continue
             mentioned = {n.id for n in ast.walk(assignment.value) if isinstance(n, ast.Name)}
-            if mentioned & found.shared:
+            value = assignment.value
+            if (isinstance(value, ast.Call) and _last_name(value.func) in _THREAD_PARTITIONS
+                    and isinstance(value.func, ast.Attribute) and ast.dump(value.func.value) in own_slices):
+                found.own.add(target)  # the copying slice partitions the tile again: its own elements
+                changed = True
+            elif mentioned & found.shared:
                 found.shared.add(target)
                 changed = True
             elif mentioned & found.own:
