@@ -8,7 +8,14 @@ from itertools import combinations
 from checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
 from kernelint.model.cute_static import traced_functions
-from kernelint.model.cute_tx import expect_tx, folded_bytes, tma_barrier, tma_load_bytes
+from kernelint.model.cute_tx import (
+    expect_tx,
+    folded_bytes,
+    pipeline_barrier_of,
+    tma_barrier,
+    tma_load_bytes,
+    tma_pipeline_tx_count,
+)
 from kernelint.model.dsl.cute import COPY
 from kernelint.rules import Report, Rule
 
@@ -51,8 +58,13 @@ time (`mA.element_type`, what most library kernels use), layouts built by helper
 `make_tiled_tma_atom`, copies in a loop the `expect_tx` is not in, copies in another function,
 and `expect_tx` on a peer CTA's barrier (`peer_cta_rank_in_cluster`). Several producers that
 each arm the barrier for their own share (A bytes in one warp, B bytes in another) are correct:
-a count equal to the bytes of any subset of the copies is not reported. `cutlass.pipeline`
-objects (`PipelineTmaAsync.create(tx_count=...)`) are not checked.
+a count equal to the bytes of any subset of the copies is not reported.
+
+The `tx_count=` of a TMA load pipeline (`PipelineTmaAsync`, `PipelineTmaUmma`,
+`PipelineTmaMultiConsumersAsync`) bound to a name is checked the same way against the copies
+that complete on `<pipeline>.producer_get_barrier(state)` in the same function, when they sit
+in the loops of its `producer_acquire`. Pipelines used through `make_participants()` handles
+are not followed.
 
 Not yet measured on a GPU: the pair (a TMA tile copy whose barrier expects the tile's bytes
 computed for fp32 elements while the tile is fp16) is ready for `kernelint prove KL304`; until
@@ -91,25 +103,40 @@ cute.arch.mbarrier_wait(bar, 0)
 """
 
     def check(self, node: ast.Call, ctx):
-        armed = expect_tx(ctx, node)
-        if armed is None:
-            return
         function = ctx.function_of(node)
         if function is None or id(function) not in traced_functions(ctx):
             return
-        barrier, count = armed
+        armed = expect_tx(ctx, node)
+        if armed is not None:
+            barrier, count = armed
+            key = ast.dump(barrier)
+            copies = [c for c in self._tma_copies(ctx, function) if ast.dump(tma_barrier(c)) == key]
+            # armed once per copy: the copies sit in exactly the loops the expect_tx sits in
+            arming = node
+        else:
+            pipeline = tma_pipeline_tx_count(ctx, node)
+            if pipeline is None:
+                return
+            name, count = pipeline
+            copies = [c for c in self._tma_copies(ctx, function) if pipeline_barrier_of(tma_barrier(c)) == name]
+            # a pipeline arms a stage in producer_acquire: the copies sit in the acquire's loops
+            arming = next((c for c in ast.walk(function) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                           and c.func.attr in ("producer_acquire", "producer_try_acquire")
+                           and ast.unparse(c.func.value) == name), None)
+            if arming is None:
+                return
+        yield from self._compare(ctx, node if armed is not None else count, arming, count, copies)
+
+    @staticmethod
+    def _tma_copies(ctx, function) -> list[ast.Call]:
+        return [c for c in ast.walk(function)
+                if isinstance(c, ast.Call) and ctx.call_name(c) == COPY and tma_barrier(c) is not None]
+
+    def _compare(self, ctx, node: ast.AST, arming: ast.Call, count: ast.expr, copies: list[ast.Call]):
         expected = folded_bytes(ctx, count)
-        if expected is None:
+        if expected is None or not copies or len(copies) > _MAX_COPIES:
             return
-        key = ast.dump(barrier)
-        copies = [
-            c for c in ast.walk(function)
-            if isinstance(c, ast.Call) and ctx.call_name(c) == COPY
-            and (b := tma_barrier(c)) is not None and ast.dump(b) == key
-        ]
-        if not copies or len(copies) > _MAX_COPIES:
-            return
-        loops = ctx.loops_of(node)
+        loops = ctx.loops_of(arming)
         if any(ctx.loops_of(c) != loops for c in copies):
             return  # a copy repeated per armed phase, or armed once per several copies
         delivered = [tma_load_bytes(ctx, c) for c in copies]

@@ -36,6 +36,7 @@ from kernelint.model.dsl.cute import (
     SIZE_IN_BYTES,
     SLICE,
     TMA_LOAD_OP,
+    TMA_LOAD_PIPELINES,
     TMA_PARTITION,
 )
 
@@ -287,3 +288,28 @@ def tma_load_bytes(ctx: "FileContext", copy: ast.Call) -> int | None:
 def tma_barrier(copy: ast.Call) -> ast.expr | None:
     """The barrier a ``cute.copy`` completes on (its ``tma_bar_ptr``)."""
     return argument(copy, "tma_bar_ptr")
+
+
+def tma_pipeline_tx_count(ctx: "FileContext", call: ast.Call) -> tuple[str, ast.expr] | None:
+    """``(name, tx_count)`` for ``name = PipelineTmaAsync.create(..., tx_count=n, ...)`` (a TMA load
+    pipeline bound to a local name or ``self.<attr>``); None for any other call."""
+    name = ctx.call_name(call) or ""
+    if not name.endswith(".create") or name[: -len(".create")] not in TMA_LOAD_PIPELINES:
+        return None
+    count = argument(call, "tx_count")
+    holder = ctx.parent(call)
+    if count is None or not isinstance(holder, ast.Assign) or len(holder.targets) != 1 or holder.value is not call:
+        return None
+    target = holder.targets[0]
+    if not isinstance(target, (ast.Name, ast.Attribute)):
+        return None
+    return ast.unparse(target), count
+
+
+def pipeline_barrier_of(barrier: ast.expr | None) -> str | None:
+    """The pipeline (as spelled) whose stage barrier ``barrier`` is:
+    ``<pipeline>.producer_get_barrier(state)``."""
+    if (isinstance(barrier, ast.Call) and isinstance(barrier.func, ast.Attribute)
+            and barrier.func.attr == "producer_get_barrier"):
+        return ast.unparse(barrier.func.value)
+    return None
