@@ -66,9 +66,10 @@ Off by default: the pair has not been run on a GPU yet (not yet measured).
 
 ## Why is this bad?
 A predicated copy skips the masked elements: they keep whatever the destination held. A fresh
-register fragment holds undefined values (the PTX of an unfilled fragment reads uninitialised
-registers), a shared-memory tile holds the previous tile's data, and a fragment filled with
-zeros holds zeros. A maximum over a row whose real values are all negative (logits,
+register fragment holds undefined values (the PTX of the pair's kernel without the fill feeds
+uninitialised registers to `max`), a shared-memory tile holds the previous tile's data (or
+zeros, where a predicated-off `cp.async` zero-fills, as quack's softmax backward relies on), and
+a fragment filled with zeros holds zeros. A maximum over a row whose real values are all negative (logits,
 log-probabilities) then comes out as 0 or as garbage, and a softmax built on it is wrong. The
 masked elements must hold the identity of the reduction: `-inf` for a max, `+inf` for a min.
 This is the CuTe DSL twin of KL111 (`tl.load` with a mask and no `other=` before `tl.max`).
@@ -148,8 +149,8 @@ row_max = tXrX.load().reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
         where = f"the {kind} reduction at line {reduction.lineno}"
         if not fills:
             return (f"predicated copy into `{destination.id}` leaves the masked elements unset, and they reach {where}: "
-                    f"they hold undefined or stale values; fill `{destination.id}` with `{identity}` (the identity of "
-                    f"{kind}) before the copy")
+                    f"they keep whatever the destination held (undefined registers, stale or zero-filled shared memory); fill "
+                    f"`{destination.id}` with `{identity}` (the identity of {kind}) first")
         values = [constant_number(ctx, f.value) for f in fills]
         if any(v is None for v in values):
             return None
