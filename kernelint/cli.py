@@ -367,7 +367,8 @@ def _rules(args) -> int:
         msgid, symbol = pylint_message(rule)
         rows.append({
             "code": rule.code, "name": rule.name, "dsl": rule.dsl, "family": rule.family,
-            "severity": rule.severity.value, "confidence": rule.confidence.value,
+            "severity": rule.severity.value, "other_severities": [s.value for s in rule.other_severities],
+            "confidence": rule.confidence.value,
             "default": rule.default_enabled, "evidence_class": rule.evidence_class,
             "pylint_id": msgid, "pylint_symbol": symbol, "summary": rule.summary, "url": rule_url(rule.code),
         })

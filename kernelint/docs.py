@@ -3,7 +3,7 @@ pylint message help."""
 from __future__ import annotations
 
 from kernelint.evidence import describe, load_record
-from kernelint.rules import Rule, pylint_message
+from kernelint.rules import Rule, pylint_messages
 
 #: Where the project lives, and where each rule's rendered doc (docs/rules/CODE.md) is published.
 PROJECT_URL = "https://github.com/kernelint/kernelint"
@@ -27,15 +27,18 @@ def evidence_section(rule: type[Rule]) -> str:
 
 
 def header(rule: type[Rule]) -> str:
-    msgid, symbol = pylint_message(rule)
     default = "on" if rule.default_enabled else "off (select it by code or with ALL)"
+    severity = rule.severity.value
+    if rule.other_severities:
+        severity += f" ({' or '.join(s.value for s in rule.other_severities)} for the quieter cases below)"
+    pylint = ", ".join(f"{msgid} `{symbol}`" for _, msgid, symbol in pylint_messages(rule))
     return (
         f"# {rule.name} ({rule.code})\n\n"
         f"{rule.summary}\n\n"
         f"- DSL: {rule.dsl}; family: {rule.family}\n"
-        f"- Severity: {rule.severity.value}; confidence: {rule.confidence.value}; default: {default}\n"
+        f"- Severity: {severity}; confidence: {rule.confidence.value}; default: {default}\n"
         f"- Evidence class: {rule.evidence_class}\n"
-        f"- pylint: {msgid} `{symbol}`\n"
+        f"- pylint: {pylint}\n"
     )
 
 

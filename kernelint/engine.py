@@ -65,6 +65,10 @@ def decode(data: bytes) -> str:
 
 
 def _finding(path: str, rule: type[Rule], report: Report) -> Finding:
+    severity = report.severity or rule.severity
+    if severity not in rule.severities():
+        raise ValueError(f"reported at {severity.value}, which is not among the rule's severities "
+                         f"({', '.join(s.value for s in rule.severities())})")
     node, end = report.node, report.end_node or report.node
     line = getattr(node, "lineno", 1)
     column = getattr(node, "col_offset", 0) + 1
@@ -72,7 +76,7 @@ def _finding(path: str, rule: type[Rule], report: Report) -> Finding:
         path, line, column,
         getattr(end, "end_lineno", None) or line,
         (getattr(end, "end_col_offset", None) or column - 1) + 1,
-        rule.code, rule.name, rule.severity, rule.confidence, report.message, report.fix,
+        rule.code, rule.name, severity, rule.confidence, report.message, report.fix,
     )
 
 

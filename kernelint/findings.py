@@ -11,6 +11,10 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
+#: Severity order, least severe first (``other_severities`` must rank below the rule's).
+SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
 class Confidence(str, enum.Enum):
     HIGH = "high"
     MEDIUM = "medium"

@@ -3,8 +3,9 @@
 pylint wants every message id of one checker to share the checker's two id digits, so there is
 one checker per KL hundred (ids and symbols come from ``kernelint.rules.pylint_message``). The
 checkers read the module's text and share one engine run per module; findings are added by line
-and column, so ``# pylint: disable=<symbol>`` works as for any pylint message. KL001 is left
-out: pylint reports syntax errors itself and never hands an unparsable module to a checker.
+and column, so ``# pylint: disable=<symbol>`` works as for any pylint message. A finding at
+another severity than its rule's (``Report(severity=...)``) is a message of its own. KL001 is
+left out: pylint reports syntax errors itself and never hands an unparsable module to a checker.
 """
 from __future__ import annotations
 
@@ -44,15 +45,17 @@ class _SharedRun:
 
 def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
     from kernelint.docs import rule_url
-    from kernelint.rules import pylint_message
+    from kernelint.rules import pylint_messages
 
     symbols = {}
     msgs = {}
     for rule in rules:
-        msgid, symbol = pylint_message(rule)
-        symbols[rule.code] = symbol
-        msgs[msgid] = ("%s", symbol, f"{rule.summary} ({rule.code}; `kernelint explain {rule.code}` "
-                                     f"prints the full documentation and evidence: {rule_url(rule.code)})")
+        for severity, msgid, symbol in pylint_messages(rule):
+            symbols[rule.code, severity] = symbol
+            quieter = "" if severity is rule.severity else f"; the rule's {severity.value}-level findings"
+            msgs[msgid] = ("%s", symbol, f"{rule.summary} ({rule.code}{quieter}; `kernelint explain "
+                                         f"{rule.code}` prints the full documentation and evidence: "
+                                         f"{rule_url(rule.code)})")
 
     def __init__(self, linter, shared: _SharedRun) -> None:
         BaseRawFileChecker.__init__(self, linter)
@@ -60,7 +63,7 @@ def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
 
     def process_module(self, node) -> None:
         for finding in self._shared.findings(node):
-            symbol = symbols.get(finding.code)
+            symbol = symbols.get((finding.code, finding.severity))
             if symbol is None:
                 continue
             self.add_message(

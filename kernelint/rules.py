@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator
 
 from kernelint.evidence import EVIDENCE_CLASSES
-from kernelint.findings import Confidence, Fix, Severity
+from kernelint.findings import SEVERITY_RANK, Confidence, Fix, Severity
 
 if TYPE_CHECKING:
     from kernelint.model import FileContext
@@ -31,6 +31,9 @@ class Report:
     end_node: ast.AST | None = None
     #: A mechanical resolution (``kernelint.findings.Fix``); no rule is required to offer one.
     fix: Fix | None = None
+    #: This finding's severity when it is not the rule's: one of the rule's ``other_severities``
+    #: (a quieter case of the rule, e.g. one the evidence supports only at info). None: the rule's.
+    severity: Severity | None = None
 
 
 class Rule:
@@ -45,6 +48,10 @@ class Rule:
     family: ClassVar[str]
     dsl: ClassVar[str]
     severity: ClassVar[Severity]
+    #: Severities some of the rule's findings carry instead of ``severity`` (``Report(severity=)``),
+    #: each less severe than it: the rule's severity, which the evidence policy ties to the
+    #: measured record, is the most any finding of the rule may claim.
+    other_severities: ClassVar[tuple[Severity, ...]] = ()
     confidence: ClassVar[Confidence] = Confidence.HIGH
     default_enabled: ClassVar[bool] = True
     evidence_class: ClassVar[str]
@@ -61,6 +68,11 @@ class Rule:
     wants_finish: ClassVar[bool] = False
     #: DSLs the rule also applies to besides its home ``dsl`` (KL104 reads cuTile kernels too).
     also_dsls: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def severities(cls) -> tuple[Severity, ...]:
+        """Every severity the rule's findings may carry: its own first."""
+        return (cls.severity, *cls.other_severities)
 
     @classmethod
     def dsls(cls) -> tuple[str, ...]:
@@ -94,6 +106,11 @@ def _validate(rule: type[Rule]) -> None:
     home = _HOME_FOLDER.get(rule.code[2:3])
     if home is not None and rule.__module__.split(".")[-2:-1] != [home]:
         problems.append(f"{rule.code} belongs in checkers/{home}/, not {rule.__module__}")
+    for other in rule.other_severities:
+        if not isinstance(other, Severity) or SEVERITY_RANK[other] >= SEVERITY_RANK[rule.severity]:
+            problems.append(f"other severity {other!r} is not less severe than {rule.severity.value}")
+    if len(set(rule.other_severities)) != len(rule.other_severities):
+        problems.append("other_severities repeats a severity")
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
         if section not in rule.doc:
             problems.append(f"doc lacks {section!r}")
@@ -145,8 +162,9 @@ _PYLINT_LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "C"
 PYLINT_CHECKER_BASE = 71
 
 
-def pylint_message(rule: type[Rule]) -> tuple[str, str]:
-    """The one mapping from a kernelint code to its pylint message id and symbol.
+def pylint_message(rule: type[Rule], severity: Severity | None = None) -> tuple[str, str]:
+    """The one mapping from a kernelint code (and a finding's severity) to a pylint message id and
+    symbol.
 
     pylint ids are a letter and four digits whose first two (the checker id) must be the same for
     every message of one checker and unique across all loaded checkers: KL0xx uses checker 71,
@@ -154,7 +172,19 @@ def pylint_message(rule: type[Rule]) -> tuple[str, str]:
     plugins, and its low end is taken (pylint-django 51, pylint's own extensions 55, 56, 60-63
     and 90, pylint-pytest 64, pylint-odoo 79-82, perflint 82): 71-78 is used by none of those.
     Tool rules get a ``kernelint-`` symbol prefix so they cannot clash with ``syntax-error``.
+
+    A pylint message has one category, so findings at one of the rule's ``other_severities`` are
+    a message of their own: the same digits under that severity's letter, and the symbol with
+    the severity appended (KL303's info findings: ``C7403`` ``mbarrier-init-without-fence-info``).
     """
+    severity = severity or rule.severity
     checker_id = PYLINT_CHECKER_BASE + int(rule.code[2])
     symbol = f"kernelint-{rule.name}" if rule.code.startswith("KL0") else rule.name
-    return f"{_PYLINT_LETTER[rule.severity]}{checker_id}{rule.code[3:]}", symbol
+    if severity is not rule.severity:
+        symbol = f"{symbol}-{severity.value}"
+    return f"{_PYLINT_LETTER[severity]}{checker_id}{rule.code[3:]}", symbol
+
+
+def pylint_messages(rule: type[Rule]) -> list[tuple[Severity, str, str]]:
+    """``(severity, msgid, symbol)`` of every pylint message the rule's findings may become."""
+    return [(severity, *pylint_message(rule, severity)) for severity in rule.severities()]

@@ -8,8 +8,9 @@ Inline markers (flake8-bugbear / Semgrep style), each naming one or more codes:
 - ``# todo-expect: KL101``  a known miss: should be reported, is not yet (the ledger of recall work);
 - ``# todo-ok: KL101``      a known false finding: is reported, should not be (the precision ledger).
 
-The snapshot lists ``line:col:end_line:end_col CODE message`` per finding, so message text and
-ranges are tested too. Fixtures run with only their file's rule selected. Set
+The snapshot lists ``line:col:end_line:end_col CODE message`` per finding (``CODE [info]
+message`` for a finding at another severity than its rule's), so message text, ranges and
+per-finding severities are tested too. Fixtures run with only their file's rule selected. Set
 ``KERNELINT_UPDATE_FIXTURES=1`` to rewrite snapshots after an intentional change; the inline
 markers are checked either way, so an update cannot hide a new false finding.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from kernelint.engine import Options, check_source
 from kernelint.findings import Finding
+from kernelint.rules import find_rule
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _MARK = re.compile(r"#\s*(?P<kind>expect|ok|todo-expect|todo-ok):\s*(?P<codes>KL\d{3}(?:\s*,\s*KL\d{3})*)")
@@ -68,6 +70,12 @@ def all_fixtures() -> list[Fixture]:
 
 
 def render(findings: list[Finding]) -> str:
+    """One line per finding; a finding at another severity than its rule's says which."""
     return "".join(
-        f"{f.line}:{f.column}:{f.end_line}:{f.end_column} {f.code} {f.message}\n" for f in findings
+        f"{f.line}:{f.column}:{f.end_line}:{f.end_column} {f.code}{_quieter(f)} {f.message}\n" for f in findings
     )
+
+
+def _quieter(finding: Finding) -> str:
+    rule = find_rule(finding.code)
+    return "" if rule is None or finding.severity is rule.severity else f" [{finding.severity.value}]"

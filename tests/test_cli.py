@@ -271,10 +271,11 @@ def test_rules_json(tmp_path):
     kl003 = next(row for row in rows if row["code"] == "KL003")
     assert kl003 | {"summary": None} == {
         "code": "KL003", "name": "unused-suppression", "dsl": "any", "family": "tool",
-        "severity": "warning", "confidence": "high", "default": True, "evidence_class": "none",
-        "pylint_id": "W7103", "pylint_symbol": "kernelint-unused-suppression", "summary": None,
+        "severity": "warning", "other_severities": [], "confidence": "high", "default": True,
+        "evidence_class": "none", "pylint_id": "W7103", "pylint_symbol": "kernelint-unused-suppression", "summary": None,
         "url": "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md",
     }
+    assert next(row for row in rows if row["code"] == "KL303")["other_severities"] == ["info"]
 
 
 @pytest.mark.parametrize("key", ["KL003", "kl003", "unused-suppression"])

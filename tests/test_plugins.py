@@ -12,7 +12,7 @@ import pytest
 
 from conftest import pair_dirs
 from kernelint.engine import SYNTAX_ERROR
-from kernelint.rules import all_rules, pylint_message
+from kernelint.rules import all_rules, pylint_messages
 from test_cli import run_kernelint, write
 
 pytest.importorskip("flake8")
@@ -25,7 +25,8 @@ SAMPLE = {
     "sample/directive.py": "import triton\n# kernelint: disable=no-such-rule\nx = 1\n",
     "sample/plain.py": "x = 1  # noqa: KL002\n",
 }
-SYMBOLS = {pylint_message(rule)[1]: rule.code for rule in all_rules() if rule.code != SYNTAX_ERROR}
+SYMBOLS = {symbol: rule.code for rule in all_rules() if rule.code != SYNTAX_ERROR
+           for _, _, symbol in pylint_messages(rule)}
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -6,7 +6,13 @@ import ast
 
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
-from kernelint.model.cute import is_mbarrier_init, is_mbarrier_operation, publishes_through_helpers
+from kernelint.model.cute import (
+    completed_by_async_proxy,
+    fences_through_helpers,
+    is_mbarrier_init,
+    is_mbarrier_operation,
+    publishes_through_helpers,
+)
 from kernelint.model.dsl import cute
 from kernelint.rules import Report, Rule
 
@@ -17,6 +23,7 @@ class MbarrierInitWithoutFence(Rule):
     family = "cute-pipeline"
     dsl = "cute"
     severity = Severity.ERROR
+    other_severities = (Severity.INFO,)
     evidence_class = "crash"
     summary = "`mbarrier_init` with neither a fence nor a CTA/cluster sync after it: other threads race the init."
     doc = """
@@ -38,7 +45,20 @@ in real code that fences, the sync sits in another function (a cluster wait in t
 those was wrong in all 3 such places of the corpus (quack, CUTLASS).
 It reports the init that nothing follows, the case the pair measured.
 
-It also stays silent where the publishing step is out of this function's sight or is warp-wide:
+Info-level case (the catalog's quieter case). An init that is published with a CTA, cluster
+or warp sync but not followed by `mbarrier_init_fence()` (nor a pipeline init helper or a
+`cutlass.pipeline` object created without `defer_sync=True`, which fence), on a barrier the
+async proxy completes: a transaction count is set on it (`mbarrier_arrive_and_expect_tx`,
+`mbarrier_expect_tx`), a bulk copy names it (`cp_async_bulk*`), or a `cute.copy` takes it as
+`tma_bar_ptr=`, in the same function (`bars + stage` and `bars` are the same barrier array; two
+allocations are two). This finding is reported at info, whatever the rule's severity: it has
+not been shown failing. The only measurement is of a barrier that threads arrive on (no TMA):
+sync without fence ran correctly 5 of 5 times on the H200; no TMA variant has been run. Barriers
+only threads arrive on, with a sync, are not reported. A fence written before the init (in
+the same elected block) does not order it and does not count.
+
+At error it also stays silent where the publishing step is out of this function's sight or is
+warp-wide (the info case above still applies to a warp-synced TMA barrier):
 a `sync_warp()` after a barrier that one lane initialises for its own warp, and an init in a
 helper (a `@cute.jit` function or method, not the `@cute.kernel` entry) that uses no barrier
 after the init except through the initialising thread itself (`mbarrier_init` followed by that
@@ -55,11 +75,29 @@ from using the barrier too early. Without them an arrival can reach the barrier 
 initialised: the kernel may fault (`unspecified launch failure`), lose the arrival and hang, or
 work by luck; which one depends on timing, so the bug can hide on one GPU and show on another.
 
+The info case keeps the sync but drops the fence. The PTX memory model asks for
+`fence.mbarrier_init` (what `mbarrier_init_fence()` emits) before the async proxy, which
+performs a TMA copy's `complete_tx` on the barrier, uses a barrier the generic proxy initialised;
+a CTA sync orders the init for the other threads, not for the async proxy. CUTLASS's pipelines
+always emit the fence, and real projects have added it after the fact (MoonshotAI/FlashKDA
+PR #25: "add fence_barrier_init() after mbarrier.init for the standalone transaction
+barriers, matching CUTLASS PipelineTmaAsync"). It has not been shown failing on the H200.
+
 ## Example
 ```python
 with cute.arch.elect_one():
     cute.arch.mbarrier_init(mbar, 1)
 cute.arch.mbarrier_wait(mbar, 0)
+```
+
+The info case: a standalone TMA barrier, synced but not fenced.
+```python
+with cute.arch.elect_one():
+    cute.arch.mbarrier_init(mbar, 1)
+cute.arch.sync_threads()
+with cute.arch.elect_one():
+    cute.arch.mbarrier_arrive_and_expect_tx(mbar, nbytes)
+    cute.copy(tma_atom, gA, sA, tma_bar_ptr=mbar)
 ```
 
 ## Use instead
@@ -82,6 +120,15 @@ cute.arch.mbarrier_wait(mbar, 0)
         calls = [c for c in ast.walk(function) if isinstance(c, ast.Call) and c is not node]
         later = [c for c in calls if (c.lineno, c.col_offset) > position]
         if any(publishes_through_helpers(ctx, c) for c in later):
+            if not any(fences_through_helpers(ctx, c) for c in later) and node.args and \
+                    completed_by_async_proxy(ctx, function, node.args[0]):
+                yield Report(
+                    node,
+                    "mbarrier that a TMA (bulk async) copy completes is initialised and synced but "
+                    "never fenced; the PTX memory model asks for `mbarrier_init_fence()` before the "
+                    "async proxy uses it (not shown failing on the H200): add it after the init",
+                    severity=Severity.INFO,
+                )
             return
         guard = next((a for a in ctx.ancestors(node) if isinstance(a, ast.If)), None)
         own = {id(c) for c in ast.walk(guard)} if guard is not None and ctx.function_of(guard) is function else set()

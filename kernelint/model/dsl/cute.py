@@ -55,6 +55,14 @@ WARP_SYNCS = frozenset({ARCH + "sync_warp", PRIMS + "sync_warp"})
 PUBLISHING_HELPERS = frozenset({"mbarrier_init_fence", "fence_mbarrier_init",
                                 "pipeline_init_arrive", "pipeline_init_wait"})
 
+#: The async proxy completes a barrier: calls that set a transaction count on it (their last name
+#: contains ``expect_tx``: ``mbarrier_arrive_and_expect_tx``, ``mbarrier_expect_tx``, the
+#: experimental ``mbarrier_arrive_expect_tx``...), bulk copies that name it (``cp_async_bulk*``),
+#: and ``cute.copy(tma_atom, ..., tma_bar_ptr=bar)``.
+TRANSACTION_COUNT_MARK = "expect_tx"
+BULK_COPY_PREFIX = "cp_async_bulk"
+TMA_BARRIER_KEYWORD = "tma_bar_ptr"
+
 #: Per-thread register reconfiguration (PTX ``setmaxnreg``): the count must be a multiple of 8
 #: in [24, 256]. The ``warpgroup_reg_*`` spellings are the deprecated aliases.
 SETMAXREGISTER = frozenset({
