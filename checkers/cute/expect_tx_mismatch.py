@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from checkers.cute.helpers import TMA_SKILL
+from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
 from kernelint.model.cute_static import traced_functions
 from kernelint.model.cute_tx import (
