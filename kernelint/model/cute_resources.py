@@ -10,7 +10,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.calls import argument, signature_argument
-from kernelint.model.dsl.cute import ALLOC_TMEM, NAMED_BARRIERS, SIGNATURES, TMEM_ALLOCATOR
+from kernelint.model.calls_graph import call_sites
+from kernelint.model.dsl.cute import (
+    ALLOC_TMEM,
+    KERNEL,
+    NAMED_BARRIERS,
+    SIGNATURES,
+    TMEM_ALLOCATE,
+    TMEM_ALLOCATOR,
+    TMEM_ALLOCATOR_ALLOCATES,
+    TMEM_ALLOCATOR_FREES,
+    TMEM_DEALLOCATE,
+)
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -35,6 +46,50 @@ def tmem_columns(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     if isinstance(func, ast.Attribute) and func.attr == "allocate" and _is_tmem_allocator(ctx, func.value):
         return argument(call, "num_columns", 0)
     return None
+
+
+def tmem_allocation_handle(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
+    """For a call that allocates tensor memory (``alloc_tmem(n, holder)``,
+    ``prims.tcgen05_alloc(holder, n)``, ``<TmemAllocator>.allocate(n)`` / ``.reserve(n)``), the
+    expression that stands for the allocation: the holder it writes the address to, or the
+    allocator. None for any other call."""
+    name = ctx.call_name(call)
+    if name == ALLOC_TMEM:
+        return signature_argument(call, SIGNATURES[ALLOC_TMEM], "smem_ptr_to_write_address") or call
+    if name in TMEM_ALLOCATE:
+        return argument(call, "addr", 0) or call
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in TMEM_ALLOCATOR_ALLOCATES and _is_tmem_allocator(ctx, func.value):
+        return func.value
+    return None
+
+
+def frees_tmem(ctx: "FileContext", call: ast.Call) -> bool:
+    """``dealloc_tmem(...)``, ``prims.tcgen05_dealloc(...)`` or an allocator's ``.free(ptr)``
+    (any receiver: an allocator handed to a helper is a parameter there)."""
+    if ctx.call_name(call) in TMEM_DEALLOCATE:
+        return True
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr in TMEM_ALLOCATOR_FREES
+
+
+def kernel_entries_reaching(ctx: "FileContext", function: ast.AST, depth: int = 3) -> list[ast.AST]:
+    """The ``@cute.kernel`` functions of this file that are ``function`` or call it through
+    helpers of the file, up to ``depth`` calls up."""
+    found, frontier, seen = [], [function], {id(function)}
+    for _ in range(depth + 1):
+        following = []
+        for candidate in frontier:
+            if any(k.node is candidate and KERNEL in k.decorators for k in ctx.kernels):
+                found.append(candidate)
+                continue
+            for site in call_sites(ctx, candidate):
+                caller = ctx.function_of(site)
+                if caller is not None and id(caller) not in seen:
+                    seen.add(id(caller))
+                    following.append(caller)
+        frontier = following
+    return found
 
 
 @dataclass(frozen=True)

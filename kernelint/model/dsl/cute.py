@@ -77,6 +77,14 @@ ALLOC_TMEM = ARCH + "alloc_tmem"
 DEALLOC_TMEM = ARCH + "dealloc_tmem"
 TMEM_ALLOCATOR = frozenset({"cutlass.utils.TmemAllocator", "cutlass.utils.tmem_allocator.TmemAllocator",
                             "cutlass.memory.tmem.TmemAllocator"})
+#: Allocating and freeing tensor memory: the experimental primitives' spellings, and the
+#: ``TmemAllocator`` methods that allocate (``reserve`` allocates a block for a buffer pool) and
+#: free. Memory a CTA allocates must be freed before it exits, or later CTAs on the SM wait for
+#: columns forever; relinquishing the allocation permit frees nothing.
+TMEM_ALLOCATE = frozenset({ALLOC_TMEM, PRIMS + "tcgen05_alloc"})
+TMEM_DEALLOCATE = frozenset({DEALLOC_TMEM, PRIMS + "tcgen05_dealloc"})
+TMEM_ALLOCATOR_ALLOCATES = frozenset({"allocate", "reserve"})
+TMEM_ALLOCATOR_FREES = frozenset({"free"})
 TMEM_MAX_COLUMNS = 512
 TMEM_MIN_COLUMNS = 32
 
