@@ -32,7 +32,7 @@ class MaskedCopyWithoutFill(Rule):
     name = "masked-copy-without-fill"
     family = "cute-numerics"
     dsl = "cute"
-    severity = Severity.INFO
+    severity = Severity.ERROR
     default_enabled = False
     evidence_class = "numerics"
     summary = ("A predicated copy into registers or shared memory whose masked elements reach a max/min "
@@ -62,7 +62,13 @@ select (`cute.where`) or an absolute value before the reduction, when the fill v
 read (`-Float32.inf`, `-tXsX.element_type.inf`, a parameter), and when the destination is a
 parameter of the function (its caller may have filled it).
 
-Off by default: the pair has not been run on a GPU yet (not yet measured).
+Measured on the H200 (reproduced): a row max over a 4096x1000 all-negative fp32 matrix, one
+warp per row and a 1024-column tile, with the register fragment filled with 0.0 before the
+predicated copy, returned 0 for all 4,096 rows (max abs error 0.108); filled with -inf it matched
+exactly, and with N = 1024 (nothing masked) both matched. The unfilled form was not run: its
+masked registers are undefined, so its output depends on what they held. Error, but off by default:
+the only predicated copies in the corpus that reach a max (quack's softmax and cross entropy)
+fill with -inf, so its precision on real code is not measured yet.
 
 ## Why is this bad?
 A predicated copy skips the masked elements: they keep whatever the destination held. A fresh
