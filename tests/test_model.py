@@ -186,3 +186,34 @@ def test_bound_arguments_match_parameters_until_star_args():
     by_kernel = {l.kernel.name: l.bound_arguments() for l in ctx.launches if l.style == "subscript"}
     assert set(by_kernel["tuned"]) == {"x_ptr", "M", "EVEN_K"}
     assert set(by_kernel["built"]) == {"x_ptr", "BLOCK_K"}
+
+
+_TUNED = """
+import triton
+import triton.language as tl
+
+K_DIM = 4096
+
+@triton.autotune(configs=[triton.Config({"BLOCK_K": 64}), triton.Config({"BLOCK_K": 128})], key=["M"])
+@triton.jit
+def kernel(a, M, N: tl.constexpr, BLOCK_K: tl.constexpr):
+    x = K_DIM // BLOCK_K + N
+
+def run(a):
+    kernel[(1,)](a, 7, N=1)
+"""
+
+
+def test_int_values_read_literal_autotune_configs_only_when_asked():
+    from kernelint.model import tiles
+
+    ctx = model(_TUNED)
+    expr = next(n.value for n in ast.walk(ctx.tree) if isinstance(n, ast.Assign) and n.targets[0].id == "x")
+    assert tiles.int_values(ctx, expr) == []  # a tuned name is never bound at a launch
+    values = tiles.int_values(ctx, expr, configs=True)
+    assert sorted(v.value for v in values) == [33, 65]
+    assert {ast.unparse(v.site) for v in values} == {"64", "128"}
+    unread = model(_TUNED.replace('configs=[triton.Config({"BLOCK_K": 64}), triton.Config({"BLOCK_K": 128})]',
+                                  "configs=make_configs()"))
+    expr = next(n.value for n in ast.walk(unread.tree) if isinstance(n, ast.Assign) and n.targets[0].id == "x")
+    assert tiles.int_values(unread, expr, configs=True) == []

@@ -35,10 +35,13 @@ class SizeValue:
     site: ast.AST
 
 
-def int_values(ctx: "FileContext", expr: ast.expr, at: ast.AST | None = None) -> list[SizeValue]:
+def int_values(ctx: "FileContext", expr: ast.expr, at: ast.AST | None = None, *,
+               configs: bool = False) -> list[SizeValue]:
     """The ints ``expr`` (inside a Triton kernel; ``at``: the node whose kernel to use, default
     ``expr``) takes: one when the kernel fixes it, else one per launch in this file that fixes
-    the constexpr parameters it reads."""
+    the constexpr parameters it reads. With ``configs``, a parameter the kernel's
+    ``@triton.autotune`` sets takes the value of each config that is a literal
+    ``triton.Config({...})`` (``site``: that config's value)."""
     fixed = ctx.resolve_int(expr)
     if fixed is not None:
         return [SizeValue(fixed, at or expr)]
@@ -52,7 +55,8 @@ def int_values(ctx: "FileContext", expr: ast.expr, at: ast.AST | None = None) ->
     if not read:
         return []
     found = []
-    for env, sites in _launch_environments(ctx, kernel, read):
+    environments = _tuned_environments(ctx, kernel, read) if configs else _launch_environments(ctx, kernel, read)
+    for env, sites in environments:
         value = _fold(ctx, expr, env)
         if value is not None:
             found.append(SizeValue(value, sites[sorted(read)[0]]))
@@ -91,6 +95,47 @@ def _launch_environments(ctx: "FileContext", kernel: "Kernel", names: set[str]):
         env = {name: ctx.resolve_int(defaults[name]) for name in names}
         if all(v is not None for v in env.values()):
             yield env, {name: defaults[name] for name in names}
+
+
+def _tuned_environments(ctx: "FileContext", kernel: "Kernel", names: set[str]):
+    """``_launch_environments``, with the names an autotune sets taken from each of its literal
+    configs (every config must fold, or the tuned names give nothing)."""
+    tuned = names & kernel.autotune.config_keys if kernel.autotune is not None else set()
+    if not tuned:
+        yield from _launch_environments(ctx, kernel, names)
+        return
+    config_envs = _config_environments(ctx, kernel, tuned)
+    rest = names - tuned
+    launch_envs = list(_launch_environments(ctx, kernel, rest)) if rest else [({}, {})]
+    for config_env, config_sites in config_envs:
+        for launch_env, launch_sites in launch_envs:
+            yield {**launch_env, **config_env}, {**launch_sites, **config_sites}
+
+
+def _config_environments(ctx: "FileContext", kernel: "Kernel", names: set[str]) -> list[tuple[dict, dict]]:
+    """(name -> int, name -> site) per ``triton.Config({...})`` of the kernel's autotune, when the
+    configs are a literal list (directly or through one name) of configs whose dicts fold."""
+    configs = signature_argument(kernel.autotune.node, triton.SIGNATURES[triton.AUTOTUNE], "configs")
+    values = list(ctx.values_of(configs)) if configs is not None else []
+    if len(values) != 1 or not isinstance(values[0], (ast.List, ast.Tuple)):
+        return []
+    environments = []
+    for element in values[0].elts:
+        if not (isinstance(element, ast.Call) and ctx.qualname(element.func) == triton.CONFIG):
+            return []
+        kwargs = signature_argument(element, triton.SIGNATURES[triton.CONFIG], "kwargs")
+        if not isinstance(kwargs, ast.Dict):
+            return []
+        entries = {key.value: value for key, value in zip(kwargs.keys, kwargs.values)
+                   if isinstance(key, ast.Constant) and isinstance(key.value, str)}
+        env, sites = {}, {}
+        for name in names:
+            value = ctx.resolve_int(entries[name]) if name in entries else None
+            if value is None:
+                return []
+            env[name], sites[name] = value, entries[name]
+        environments.append((env, sites))
+    return environments
 
 
 def _fold(ctx: "FileContext", expr: ast.expr, env: dict[str, int], depth: int = _DEPTH) -> int | None:
