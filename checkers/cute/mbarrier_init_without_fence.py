@@ -52,8 +52,10 @@ async proxy completes: a transaction count is set on it (`mbarrier_arrive_and_ex
 `mbarrier_expect_tx`), a bulk copy names it (`cp_async_bulk*`), or a `cute.copy` takes it as
 `tma_bar_ptr=`, in the same function (`bars + stage` and `bars` are the same barrier array; two
 allocations are two). This finding is reported at info, whatever the rule's severity: it has
-not been shown failing. The only measurement is of a barrier that threads arrive on (no TMA):
-sync without fence ran correctly 5 of 5 times on the H200; no TMA variant has been run. Barriers
+not been shown failing. On the H200, sync without fence ran correctly 5 of 5 times on a barrier
+that threads arrive on, and 18 of 18 times on a TMA transaction barrier (a TMA load and store
+through a standalone barrier published by a CTA sync, 6 sizes of 1 to 8192 CTAs, 3 runs;
+`benchmarks/kl303_tma_variant`, records in `reference_kernels/evidence/runs/KL303-variants/`). Barriers
 only threads arrive on, with a sync, are not reported. A fence written before the init (in
 the same elected block) does not order it and does not count.
 
