@@ -39,8 +39,7 @@ class CpAsyncWaitImmediately(Rule):
     name = "cp-async-wait-immediately"
     family = "cute-pipeline"
     dsl = "cute"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.WARNING
     evidence_class = "perf"
     summary = "`cp_async_commit_group()` followed at once by `cp_async_wait_group(0)` in a loop: the async copy overlaps nothing."
     node_types = (ast.Call,)
@@ -52,11 +51,14 @@ function. Waits for fewer than all groups (`wait_group(1)`, a prefetch distance)
 loops (a one-shot load), and loops that hand each stage to consumer warps through a pipeline
 (`producer_commit`) are not reported.
 
-Not yet measured: the pair (a streaming kernel, one CTA of 128 threads per row, that copies each
-512-element tile to shared memory with cp.async and waits at once, against the same kernel
-with two stages that copies tile k + 1 while tile k is used) compiles for sm_90a but has not
-run on a GPU yet, so the rule is info and off until `kernelint prove KL307` runs. Its timed cases
-go from 1 to 16 CTAs per SM, because with many CTAs per SM the other CTAs can hide the wait.
+Measured on the H200 (nvidia-cutlass-dsl 4.8.1): the pair streams a matrix through shared
+memory, one CTA of 128 threads per row, copying each 512-element tile with cp.async and waiting
+at once (bad) or with two stages that copy tile k + 1 while tile k is used (good), over the same
+138 MB at 1, 2, 4 and 16 CTAs per SM. Median 1.38x slower: 1.67x at 1 CTA per SM, 1.52x at 2,
+1.24x at 4 and 1.00x at 16, where the other CTAs on the SM hide the wait (the good kernel
+reaches 37-75 % of the HBM roofline; a tiny control case times alike). So the cost is real where
+a kernel runs few CTAs per SM (large tiles, much shared memory per CTA), and nothing where
+occupancy already hides the latency; a warning, on by default.
 
 ## Why is this bad?
 `cp.async` exists so that the copy of the next tile runs while the current one is used. A loop
