@@ -97,7 +97,7 @@ claim = "TODO: the claimed effect, quoted from the catalog or seed."
 [[cases]]
 name = "TODO"
 n = 1048576
-'''
+{more_cases}'''
 _EXPECT = {
     "crash": 'bad_error = "TODO regex of the failure"\natol = 1e-5\nrtol = 1e-5',
     "compile": 'bad_error = "TODO regex of the compile error"\natol = 1e-5\nrtol = 1e-5',
@@ -105,6 +105,22 @@ _EXPECT = {
     "numerics": "atol = 1e-5\nrtol = 1e-5",
     "perf": "atol = 1e-2\nrtol = 1e-2\nmin_ratio = 1.2",
 }
+#: A perf pair is a fair race (issue 10; checked by the manifest loader): a small control and
+#: at least three timed shapes.
+_PERF_CASES = """
+[[cases]]
+name = "TODO-shape-2"
+n = 4194304
+
+[[cases]]
+name = "TODO-shape-3"
+n = 16777216
+
+[[cases]]
+name = "TODO-small-control"
+n = 4096
+control = true                    # too small to time, or a shape where the rule should not bite
+"""
 _KERNEL = '''"""TODO: what this {side} kernel does{why}."""
 {imports}
 
@@ -125,7 +141,8 @@ def reference(x):
 _WORK = '''
 
 def work(case):
-    """(flops, bytes) of one call, for TFLOP/s and GB/s next to each time."""
+    """The work of one call, for the TFLOP/s or GB/s next to each time: (amount, "FLOP") or
+    (amount, "B"), optionally with the peak that bounds it (roofline.py)."""
     raise NotImplementedError("TODO")
 '''
 
@@ -137,7 +154,8 @@ def files_for(code: str, name: str, evidence: str, root: Path) -> dict[Path, str
     pair = root / "reference_kernels" / dsl / f"{code}_{module}"
     imports = _IMPORTS[dsl]
     fields = dict(code=code, name=name, dsl=dsl, cls=cls, evidence=evidence, imports=imports,
-                  requires=_REQUIRES[dsl], expect=_EXPECT[evidence])
+                  requires=_REQUIRES[dsl], expect=_EXPECT[evidence],
+                  more_cases=_PERF_CASES if evidence == "perf" else "")
     return {
         root / "checkers" / dsl / f"{module}.py": _RULE.format(**fields),
         root / "tests" / "fixtures" / dsl / f"{code}_reported.py": _FIXTURE_BAD.format(**fields),

@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from conftest import pair_dirs
-from kernelint.prove.manifest import (MIN_PERF_CASES, ManifestError, Pair, file_problems, load_pair,
-                                      module_functions)
+from kernelint.prove.manifest import (MIN_PERF_CASES, MIN_PERF_TIMED, ManifestError, Pair, file_problems,
+                                      load_pair, module_functions)
 from kernelint.rules import find_rule
 
 PAIRS = pair_dirs()
@@ -37,10 +37,12 @@ def test_files_define_what_prove_calls(directory):
 
 
 @pytest.mark.parametrize("directory", PAIRS, ids=[p.name for p in PAIRS])
-def test_perf_pairs_have_enough_cases(directory):
+def test_perf_pairs_are_a_fair_race(directory):
     pair = load_pair(directory)
     if pair.evidence_class == "perf":
-        assert len([c for c in pair.cases if not c.control]) >= MIN_PERF_CASES
+        assert len(pair.cases) >= MIN_PERF_CASES
+        assert len([c for c in pair.cases if not c.control]) >= MIN_PERF_TIMED
+        assert any(c.control for c in pair.cases), "a perf pair needs a small control case"
 
 
 # --- the validator on synthetic folders --------------------------------------------------------
@@ -120,11 +122,52 @@ def test_invalid_manifests_name_the_problem(tmp_path, change, message):
     assert message in problems_of(tmp_path, toml=GOOD_TOML.replace(old, new))
 
 
-def test_perf_pair_needs_three_cases_and_no_error_pattern(tmp_path):
+def test_perf_pair_needs_four_cases_and_no_error_pattern(tmp_path):
     toml = GOOD_TOML.replace("\"compile\"", "\"perf\"").replace("interpret = true", "interpret = false")
     text = problems_of(tmp_path, toml=toml)
-    assert "at least 3 cases, has 1" in text
+    assert "at least 4 cases, has 1" in text
     assert "only crash and compile pairs expect an error" in text
+
+
+PERF_TOML = GOOD_TOML.replace("\"compile\"", "\"perf\"").replace("interpret = true", "interpret = false").replace(
+    'bad_error = "Expected dtype"\n', "").split("[[cases]]")[0]
+PERF_REFERENCE = REFERENCE + "\ndef work(case):\n    return 2 * case[\"n\"], \"FLOP\"\n"
+
+
+def _perf_cases(*tables: str) -> str:
+    return PERF_TOML + "".join(f"[[cases]]\nname = \"c{i}\"\nn = {2 ** (10 + i)}\n{extra}\n"
+                               for i, extra in enumerate(tables))
+
+
+def test_three_case_perf_pair_is_refused(tmp_path):
+    """Issue 10: a perf pair is a fair race. Three timed shapes and no control are not enough."""
+    text = problems_of(tmp_path, toml=_perf_cases("", "", ""), reference=PERF_REFERENCE)
+    assert "a perf pair needs at least 4 cases, has 3" in text
+    assert "a perf pair needs a small control case (`control = true`), has none" in text
+
+
+def test_perf_pair_needs_a_control_and_three_timed_cases(tmp_path):
+    four_timed = problems_of(tmp_path / "a", toml=_perf_cases("", "", "", ""), reference=PERF_REFERENCE)
+    assert "needs a small control case" in four_timed and "at least 4 cases" not in four_timed
+    two_timed = problems_of(tmp_path / "b", toml=_perf_cases("", "", "control = true", "control = true"),
+                            reference=PERF_REFERENCE)
+    assert "at least 3 timed (non-control) cases, has 2" in two_timed
+    fair = load_pair(make_pair(tmp_path / "c", toml=_perf_cases("", "", "", "control = true"),
+                               reference=PERF_REFERENCE))
+    assert [c.control for c in fair.cases] == [False, False, False, True]
+    assert file_problems(fair) == []
+
+
+@pytest.mark.parametrize("work, message", [
+    ("    return 2 * case['n'], 'FLOPS'\n", "unit must be one of 'FLOP', 'B', got 'FLOPS'"),
+    ("    return 2 * case['n'], 'FLOP', 'fp8'\n", "peak must be one of"),
+    ("    return figures(case)\n", "must return a literal (amount, unit)"),
+    ("    pass\n", "work() returns nothing"),
+])
+def test_perf_work_must_give_a_throughput_unit(tmp_path, work, message):
+    pair = load_pair(make_pair(tmp_path, toml=_perf_cases("", "", "", "control = true"),
+                               reference=REFERENCE + "\ndef work(case):\n" + work))
+    assert any(message in problem for problem in file_problems(pair)), file_problems(pair)
 
 
 def test_interpret_only_for_triton(tmp_path):

@@ -100,7 +100,7 @@ PAIRS = {
     "KL908_hangs": ("hang", HANGS, {"dsl": "cute", "watchdog": 2, "interpret": False}),
     "KL909_slow_import": ("hang", SLOW_IMPORT, {"dsl": "cute", "watchdog": 2, "interpret": False}),
     "KL910_setup_fails": ("crash", "raise ImportError('no such DSL')\n", {"expect": 'bad_error = "no such DSL"'}),
-    "KL911_slow": ("perf", SLOW, {"cases": ("n = 8", "n = 16", "n = 32"), "interpret": False}),
+    "KL911_slow": ("perf", SLOW, {"cases": ("n = 8", "n = 16", "n = 32", "n = 4\ncontrol = true"), "interpret": False}),
 }
 
 
@@ -207,7 +207,7 @@ def test_perf_pair_ratios_and_median(records):
 
 
 def test_perf_verdict_follows_the_threshold(tmp_path):
-    pair = load_pair(make_pair(tmp_path, "KL905_slow", "perf", GOOD, cases=("n = 1", "n = 2", "n = 3"),
+    pair = load_pair(make_pair(tmp_path, "KL905_slow", "perf", GOOD, cases=("n = 1", "n = 2", "n = 3", "n = 4\ncontrol = true"),
                                interpret=False))
 
     def case(ratio, control=False):

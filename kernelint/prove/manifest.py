@@ -27,7 +27,14 @@ FILES = ("bad.py", "good.py", "reference.py", "pair.toml")
 #: Median bad/good time ratio at or above which a perf claim counts as reproduced; rule-catalog.md
 #: ties default-on warnings to the same figure.
 DEFAULT_MIN_RATIO = 1.2
-MIN_PERF_CASES = 3
+#: A perf pair is a fair race (issue 10): at least this many cases, of which at least
+#: ``MIN_PERF_CONTROLS`` are controls (a small case, or one where the rule should not bite) and at
+#: least ``MIN_PERF_TIMED`` count towards the median ratio.
+MIN_PERF_CASES = 4
+MIN_PERF_CONTROLS = 1
+MIN_PERF_TIMED = 3
+#: Units ``work(case)`` may return: FLOP (TFLOP/s column) or bytes (GB/s column).
+WORK_UNITS = ("FLOP", "B")
 
 _TOP_KEYS = {"code", "dsl", "evidence_class", "entry", "watchdog_s", "interpret", "requires", "claim",
              "expect", "cases"}
@@ -192,8 +199,8 @@ def _build(directory: Path, data: dict, problems: list[str]) -> Pair | None:
         problems.append("expect.min_ratio: only perf pairs have a time ratio")
 
     cases = _cases(get(data, "cases", list, ""), problems)
-    if evidence_class == "perf" and cases is not None and len(cases) < MIN_PERF_CASES:
-        problems.append(f"cases: a perf pair needs at least {MIN_PERF_CASES} cases, has {len(cases)}")
+    if evidence_class == "perf" and cases is not None:
+        problems += _perf_case_problems(cases)
     if cases is not None and cases and all(case.control for case in cases):
         problems.append("cases: every case is a control; at least one must be where the rule bites")
     if interpret:
@@ -213,6 +220,21 @@ def _build(directory: Path, data: dict, problems: list[str]) -> Pair | None:
         watchdog_s=watchdog_s, interpret=interpret, requires=tuple(requires), claim=claim.strip(),
         atol=atol, rtol=rtol, bad_error=bad_error, min_ratio=min_ratio, cases=tuple(cases),
     )
+
+
+def _perf_case_problems(cases: list[Case]) -> list[str]:
+    """What keeps a perf pair from being a fair race: too few shapes, no control to compare with,
+    too few timed cases for a median."""
+    controls = sum(case.control for case in cases)
+    timed = len(cases) - controls
+    problems = []
+    if len(cases) < MIN_PERF_CASES:
+        problems.append(f"cases: a perf pair needs at least {MIN_PERF_CASES} cases, has {len(cases)}")
+    if controls < MIN_PERF_CONTROLS:
+        problems.append("cases: a perf pair needs a small control case (`control = true`), has none")
+    if timed < MIN_PERF_TIMED:
+        problems.append(f"cases: a perf pair needs at least {MIN_PERF_TIMED} timed (non-control) cases, has {timed}")
+    return problems
 
 
 def _cases(tables: list | None, problems: list[str]) -> list[Case] | None:
@@ -267,6 +289,38 @@ def file_problems(pair: Pair) -> list[str]:
     try:
         defined = module_functions(pair.directory / "reference.py")
         problems += [f"reference.py: defines no top-level function {name!r}" for name in needed if name not in defined]
+        if pair.evidence_class == "perf" and "work" in defined:
+            problems += work_problems(pair.directory / "reference.py")
     except SyntaxError as error:
         problems.append(f"reference.py: does not parse: {error}")
+    return problems
+
+
+def work_problems(path: Path) -> list[str]:
+    """``work(case)`` must give every case a throughput figure: each of its ``return`` statements
+    a literal ``(amount, "FLOP" | "B")`` or ``(amount, unit, peak)`` tuple with a peak the roofline
+    knows (read with ``ast``; a return that computes the tuple some other way is refused, since
+    its unit cannot be checked before the GPU run)."""
+    from kernelint.prove.roofline import PEAK_LABELS
+
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    work = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "work")
+    returns = [node for node in ast.walk(work) if isinstance(node, ast.Return)]
+    if not returns:
+        return ["reference.py: work() returns nothing; return (amount, \"FLOP\") or (amount, \"B\")"]
+    problems = []
+    for node in returns:
+        value = node.value
+        where = f"reference.py:{node.lineno}: work()"
+        if not (isinstance(value, ast.Tuple) and len(value.elts) in (2, 3)):
+            problems.append(f"{where} must return a literal (amount, unit) or (amount, unit, peak) tuple")
+            continue
+        unit = value.elts[1]
+        if not (isinstance(unit, ast.Constant) and unit.value in WORK_UNITS):
+            problems.append(f"{where} unit must be one of {', '.join(map(repr, WORK_UNITS))}, got {ast.unparse(unit)}")
+        if len(value.elts) == 3:
+            peak = value.elts[2]
+            if not (isinstance(peak, ast.Constant) and peak.value in PEAK_LABELS):
+                problems.append(f"{where} peak must be one of {', '.join(map(repr, PEAK_LABELS))}, "
+                                f"got {ast.unparse(peak)}")
     return problems
