@@ -113,6 +113,22 @@ def test_report_has_a_section_per_record(page):
         assert (page.parent / "charts" / f"{record['code']}.svg").is_file()
 
 
+def test_report_shows_every_rule_with_a_pair(page):
+    """Issue 10: the page shows every rule; one whose pair has no record yet says so."""
+    from conftest import pair_dirs
+
+    text = page.read_text(encoding="utf-8")
+    codes = {directory.name.split("_", 1)[0] for directory in pair_dirs()}
+    measured = {record["code"] for record in RECORDS}
+    for code in codes:
+        assert f'<section id="{code}">' in text, code
+    for rule in report.unmeasured_rules(RECORDS):
+        assert rule["code"] in codes - measured
+        section = text[text.index(f'<section id="{rule["code"]}">'):]
+        section = section[:section.index("</section>")]
+        assert "not measured yet" in section and f"kernelint prove {rule['code']}" in section
+
+
 def _browser() -> str | None:
     return next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "chrome")
                  if shutil.which(name)), None)
@@ -125,7 +141,7 @@ def test_report_renders_in_a_headless_browser(page, tmp_path):
     flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
     dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
-    for record in RECORDS:
+    for record in [*RECORDS, *report.unmeasured_rules(RECORDS)]:
         assert f'id="{record["code"]}"' in dom.stdout
     shot = tmp_path / "report.png"
     subprocess.run([*flags, "--window-size=1200,2400", f"--screenshot={shot}", page.as_uri()],

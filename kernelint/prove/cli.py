@@ -46,22 +46,25 @@ def run(args) -> int:
 
 def _report(args) -> int:
     """``--report DIR``: the charts and page of measured records; nothing is run."""
-    from kernelint.prove.report import ReportError, committed_records, read_records, write_report
+    from kernelint.prove.report import ReportError, committed_records, read_records, unmeasured_rules, write_report
 
     if args.interpret or args.json or args.evidence_dir or args.timeout is not None:
         raise ProveUsageError("--report runs nothing; it cannot be combined with --interpret, --json, "
                               "--evidence-dir or --timeout")
     try:
         records = read_records(Path(args.records)) if args.records else committed_records()
+        wanted = {code.upper() for code in args.codes} | {code.lower() for code in args.codes}
         if args.codes:
-            wanted = {code.upper() for code in args.codes} | {code.lower() for code in args.codes}
             records = [r for r in records if r["code"] in wanted or r.get("name") in wanted]
-            if not records:
-                raise ProveUsageError(f"no record for {', '.join(args.codes)}")
-        page = write_report(records, Path(args.report), args.chart_format)
+        # The committed records' page shows every rule with a pair: the unmeasured ones say so.
+        unmeasured = [] if args.records else unmeasured_rules(records, wanted or None)
+        if not records and not unmeasured:
+            raise ProveUsageError(f"no record for {', '.join(args.codes)}")
+        page = write_report(records, Path(args.report), args.chart_format, unmeasured)
     except (ReportError, OSError) as error:
         raise ProveUsageError(str(error)) from None
-    print(f"kernelint prove: wrote {page} ({len(records)} record(s))", file=sys.stderr)
+    extra = f", {len(unmeasured)} rule(s) not measured yet" if unmeasured else ""
+    print(f"kernelint prove: wrote {page} ({len(records)} record(s){extra})", file=sys.stderr)
     return EXIT_OK
 
 

@@ -44,6 +44,32 @@ def committed_records() -> list[dict]:
     return [record for code in evidence_codes() if (record := load_record(code)) is not None]
 
 
+def unmeasured_rules(records: list[dict], codes: set[str] | None = None) -> list[dict]:
+    """The rules with a reference pair but no record among ``records`` (``codes``: only these),
+    each as ``{"code", "name", "evidence_class", "claim", "command"}``, so the page can show every
+    rule, the unmeasured ones as such."""
+    from kernelint.prove.manifest import ManifestError, default_root, load_pair, pair_dirs
+    from kernelint.rules import all_rules
+
+    measured = {record["code"] for record in records}
+    claims = {}
+    for directory in pair_dirs(default_root()):
+        try:
+            pair = load_pair(directory)
+        except ManifestError:
+            continue
+        claims[pair.code] = pair.claim
+    pending = []
+    for rule in sorted(all_rules(), key=lambda rule: rule.code):
+        if rule.code in measured or rule.code not in claims or (codes and rule.code not in codes
+                                                                  and rule.name not in codes):
+            continue
+        pending.append({"code": rule.code, "name": rule.name, "evidence_class": rule.evidence_class,
+                        "claim": claims[rule.code],
+                        "command": f"kernelint prove {rule.code} --json run.json --evidence-dir reference_kernels/evidence"})
+    return pending
+
+
 def read_records(source: Path) -> list[dict]:
     """Records from a ``kernelint prove --json`` file, one ``<CODE>.json`` record, or a folder of them."""
     paths = sorted(source.glob("*.json")) if source.is_dir() else [source]
@@ -228,8 +254,10 @@ def failure_lines(record: dict) -> list[str]:
 
 # --- the page ---------------------------------------------------------------------------------
 
-def write_report(records: list[dict], out_dir: Path, image_format: str = "svg") -> Path:
-    """Write ``out_dir/index.html`` and ``out_dir/charts/``; returns the page's path."""
+def write_report(records: list[dict], out_dir: Path, image_format: str = "svg",
+                 unmeasured: list[dict] = ()) -> Path:
+    """Write ``out_dir/index.html`` and ``out_dir/charts/``; returns the page's path. ``unmeasured``
+    (see ``unmeasured_rules``) get a section saying so, after the measured ones."""
     if image_format not in ("svg", "png"):
         raise ReportError(f"charts are svg or png, not {image_format!r}")
     charts_dir = out_dir / "charts"
@@ -242,9 +270,23 @@ def write_report(records: list[dict], out_dir: Path, image_format: str = "svg") 
             image = draw(data, image_format)
             (charts_dir / f"{record['code']}.{image_format}").write_bytes(image)
         sections.append(_section(record, image, image_format))
+    sections += [_unmeasured_section(rule) for rule in unmeasured]
     page = out_dir / "index.html"
-    page.write_text(_page(records, sections), encoding="utf-8")
+    page.write_text(_page([*records, *unmeasured], sections), encoding="utf-8")
     return page
+
+
+def _unmeasured_section(rule: dict) -> str:
+    code = html.escape(rule["code"])
+    return "\n".join([
+        f'<section id="{code}">', f"<h2>{code} <code>{html.escape(rule['name'])}</code></h2>",
+        f'<p class="meta">{html.escape(rule["evidence_class"])} &middot; '
+        '<span class="verdict unmeasured">not measured yet</span></p>',
+        "<p>The reference pair is written; no GPU record is committed. Run "
+        f"<code>{html.escape(rule['command'])}</code> on a GPU.</p>",
+        f'<p class="claim">Seed claim: {html.escape(rule["claim"])}</p>',
+        "</section>",
+    ])
 
 
 def _section(record: dict, image: bytes | None, image_format: str) -> str:
@@ -335,9 +377,15 @@ td, th { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertic
 th { background: #f4f6f7; } pre { white-space: pre-wrap; margin: 0.3em 0; font-size: 0.9em; }
 .meta { color: #555; font-size: 0.9em; } .claim { font-style: italic; color: #555; }
 .verdict { font-weight: bold; } .reproduced { color: #1e8449; } .not-reproduced { color: #b9770e; }
-.good-failed { color: #c0392b; } figure.chart { margin: 0.5em 0; } figure.chart svg { max-width: 100%; height: auto; }
+.good-failed { color: #c0392b; } .unmeasured { color: #777; } figure.chart { margin: 0.5em 0; } figure.chart svg { max-width: 100%; height: auto; }
 nav a { margin-right: 0.8em; }
 """
+
+
+def _count(entries: list[dict]) -> str:
+    unmeasured = sum("verdict" not in entry for entry in entries)
+    text = f"{len(entries) - unmeasured} record(s)"
+    return text + (f", {unmeasured} rule(s) not measured yet" if unmeasured else "")
 
 
 def _page(records: list[dict], sections: list[str]) -> str:
@@ -348,5 +396,5 @@ def _page(records: list[dict], sections: list[str]) -> str:
         "<h1>kernelint evidence</h1>\n<p>What each rule's bad/good reference pair measured on a GPU: "
         "perf pairs as time per shape (ratio bad/good over each pair; control cases hatched), numerics pairs "
         "as error against the tolerance, crash, compile and hang pairs as the exact failure. "
-        f"{len(records)} record(s).</p>\n<nav>{index}</nav>\n" + "\n".join(sections) + "\n</body>\n</html>\n"
+        f"{_count(records)}.</p>\n<nav>{index}</nav>\n" + "\n".join(sections) + "\n</body>\n</html>\n"
     )
