@@ -34,7 +34,6 @@ class ExpectTxMismatch(Rule):
     family = "cute-pipeline"
     dsl = "cute"
     severity = Severity.ERROR
-    default_enabled = False
     evidence_class = "hang"
     summary = ("`mbarrier_arrive_and_expect_tx(bar, n)` with a byte count that differs from the bytes the TMA "
                "loads completing on `bar` deliver: the barrier never completes its phase (hang).")
@@ -69,9 +68,11 @@ are not followed.
 Measured on the H200 (reproduced): a 2048x1024 fp16 matrix copied through shared memory in
 128x64 TMA tiles, each CTA's barrier armed with `cute.size_in_bytes(cutlass.Float32, layout)`
 (32,768 bytes) for a tile that delivers 16,384, was still waiting when the 60 s watchdog killed
-it; with the fp16 byte count the same kernel finished and matched exactly. Error, but off by
-default: no barrier in CUTLASS's examples, quack, flashinfer or flash-attention has byte counts
-that fold on both sides, so its precision on real code is not measured yet.
+it; with the fp16 byte count the same kernel finished and matched exactly. Error, on by
+default: it reports only when both byte counts fold, and over CUTLASS's examples and DSL
+library, quack, flashinfer and flash-attention it reports nothing (26 of 67 `expect_tx` counts
+fold there, no TMA load's bytes do), so it has raised no false finding; how often it catches a
+real mismatch is not measured.
 
 ## Why is this bad?
 `expect_tx` adds `n` to the barrier's pending transaction count, and each TMA load subtracts

@@ -33,7 +33,6 @@ class MaskedCopyWithoutFill(Rule):
     family = "cute-numerics"
     dsl = "cute"
     severity = Severity.ERROR
-    default_enabled = False
     evidence_class = "numerics"
     summary = ("A predicated copy into registers or shared memory whose masked elements reach a max/min "
                "reduction without being filled with its identity (-inf for max): wrong maximum.")
@@ -66,9 +65,9 @@ Measured on the H200 (reproduced): a row max over a 4096x1000 all-negative fp32 
 warp per row and a 1024-column tile, with the register fragment filled with 0.0 before the
 predicated copy, returned 0 for all 4,096 rows (max abs error 0.108); filled with -inf it matched
 exactly, and with N = 1024 (nothing masked) both matched. The unfilled form was not run: its
-masked registers are undefined, so its output depends on what they held. Error, but off by default:
+masked registers are undefined, so its output depends on what they held. Error, on by default:
 the only predicated copies in the corpus that reach a max (quack's softmax and cross entropy)
-fill with -inf, so its precision on real code is not measured yet.
+fill with -inf and are not reported, and deleting that fill (or filling 0) is.
 
 ## Why is this bad?
 A predicated copy skips the masked elements: they keep whatever the destination held. A fresh

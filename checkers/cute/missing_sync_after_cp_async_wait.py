@@ -24,7 +24,6 @@ class MissingSyncAfterCpAsyncWait(Rule):
     family = "cute-pipeline"
     dsl = "cute"
     severity = Severity.ERROR
-    default_enabled = False
     evidence_class = "numerics"
     summary = ("`cp_async_wait_group(n)` followed by a read of shared memory that other threads copied, with no "
                "`sync_threads()` in between: the read races with their copies (stale or wrong data).")
@@ -53,9 +52,9 @@ Measured on the H200 (reproduced): an fp32 transpose through a three-slot cp.asy
 64x64 tiles (256 threads, the next tile prefetched, the current one read column by column)
 returned 22,172,297 of 67,108,864 elements wrong for a 4096x16384 input and 32,333,059 for
 8192x8192 (max abs error 7.9) without the barrier, and matched exactly with `sync_threads()`
-after the wait. Error, but off by default: its one finding on real code (a one-warp page-index
-load in flashinfer, true by the PTX rules but not shown failing) is too little to measure its
-precision.
+after the wait. Error, on by default: its one finding on real code (a one-warp page-index load in flashinfer,
+true by the PTX rules but not shown failing) is true, and CUTLASS, quack and flash-attention
+give none.
 
 ## Why is this bad?
 `cp.async.wait_group` waits for the copies *the executing thread* committed; it says nothing
