@@ -6,6 +6,7 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.cute_cp_async import cp_async_tensors, reads_other_threads_copies
+from kernelint.model.calls import callee_name
 from kernelint.model.cute_static import traced_functions
 from kernelint.model.dsl.cute import CP_ASYNC_WAIT, SMEM_HANDOFFS
 from kernelint.rules import Report, Rule
@@ -156,6 +157,4 @@ out[row, col] = s_tile[col, row]
 
     @staticmethod
     def _hands_off(ctx, call: ast.Call) -> bool:
-        func = call.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        return last in SMEM_HANDOFFS
+        return callee_name(call.func) in SMEM_HANDOFFS

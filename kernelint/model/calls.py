@@ -22,3 +22,13 @@ def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr
 def signature_argument(call: ast.Call, signature: tuple[str, ...], name: str) -> ast.expr | None:
     """``argument`` with the position taken from a parameter list (``("pointer", "mask", ...)``)."""
     return argument(call, name, signature.index(name) if name in signature else None)
+
+
+def callee_name(func: ast.expr) -> str | None:
+    """The last name of what a call calls: ``copy`` for ``cute.copy`` and for ``copy``; None for
+    anything else (a subscript, a call's result)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None

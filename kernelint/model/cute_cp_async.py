@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kernelint.model.calls import argument
+from kernelint.model.calls import argument, callee_name
 from kernelint.model.dsl.cute import COPY, CP_ASYNC_G2S_OP
 
 if TYPE_CHECKING:
@@ -52,14 +52,6 @@ _METADATA_ATTRIBUTES = frozenset({"shape", "layout", "element_type", "iterator",
 _WRITE_METHODS = frozenset({"store", "fill"})
 
 
-def _last_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return None
-
-
 def _single_value(ctx: "FileContext", name: ast.Name) -> ast.expr | None:
     definitions = ctx.definitions(name.id, name)
     return definitions[0].value if len(definitions) == 1 else None
@@ -70,7 +62,7 @@ def is_cp_async_copier(ctx: "FileContext", expr: ast.expr | None, depth: int = _
     if expr is None or depth <= 0:
         return False
     if isinstance(expr, ast.Call):
-        last = _last_name(expr.func)
+        last = callee_name(expr.func)
         if last == CP_ASYNC_G2S_OP:
             return True
         if last in _TILED_COPY_MAKERS and expr.args:
@@ -105,7 +97,7 @@ def cp_async_destination(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
         return call.args[2]
     is_async = argument(call, "is_async")
     if isinstance(is_async, ast.Constant) and is_async.value is True and len(call.args) >= 2 \
-            and _last_name(call.func) == "copy":
+            and callee_name(call.func) == "copy":
         return call.args[1]
     return None
 
@@ -128,7 +120,7 @@ def _is_view(ctx: "FileContext", value: ast.expr) -> bool:
             or isinstance(index, ast.Constant) and index.value is Ellipsis or any(
                 isinstance(c, ast.Constant) and c.value is Ellipsis for c in coords)
     if isinstance(value, ast.Call):
-        return _last_name(value.func) in VIEW_MAKERS
+        return callee_name(value.func) in VIEW_MAKERS
     return False
 
 
@@ -159,8 +151,8 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
         else:
             continue
         # tS = thr.partition_D(s): s is the shared tensor other views read
-        if isinstance(value, ast.Call) and _last_name(value.func) in VIEW_MAKERS:
-            if _last_name(value.func) in _THREAD_PARTITIONS and isinstance(value.func, ast.Attribute):
+        if isinstance(value, ast.Call) and callee_name(value.func) in VIEW_MAKERS:
+            if callee_name(value.func) in _THREAD_PARTITIONS and isinstance(value.func, ast.Attribute):
                 own_slices.add(ast.dump(value.func.value))
             for argument_ in value.args:
                 root = _base_name(argument_)
@@ -183,7 +175,7 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
                 continue
             mentioned = {n.id for n in ast.walk(assignment.value) if isinstance(n, ast.Name)}
             value = assignment.value
-            if (isinstance(value, ast.Call) and _last_name(value.func) in _THREAD_PARTITIONS
+            if (isinstance(value, ast.Call) and callee_name(value.func) in _THREAD_PARTITIONS
                     and isinstance(value.func, ast.Attribute) and ast.dump(value.func.value) in own_slices):
                 found.own.add(target)  # the copying slice partitions the tile again: its own elements
                 changed = True
@@ -214,7 +206,7 @@ def reads_other_threads_copies(ctx: "FileContext", name: ast.Name, tensors: CpAs
         if parent.attr in _WRITE_METHODS and isinstance(call, ast.Call) and call.func is parent:
             return False
     if isinstance(parent, ast.Call) and node in parent.args:
-        last = _last_name(parent.func)
+        last = callee_name(parent.func)
         if last in _METADATA_CALLS:
             return False
         if last in VIEW_MAKERS and isinstance(ctx.parent(parent), (ast.Assign, ast.AnnAssign)):

@@ -31,9 +31,9 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernelint.model.calls import argument
+from kernelint.model.calls import argument, callee_name
 from kernelint.model.dsl.cute import COPY
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.reaching import reaching_definitions, walk_value
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -88,19 +88,11 @@ class PredicatedCopy:
 _copies: "weakref.WeakKeyDictionary[FileContext, list[PredicatedCopy]]" = weakref.WeakKeyDictionary()
 
 
-def _last_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return None
-
-
 def _is_copy_helper(ctx: "FileContext", func: ast.expr) -> bool:
     """``cute.copy`` or a copy helper of a library (``copy_utils.copy``, ``cvt_copy``)."""
     if ctx.qualname(func) == COPY:
         return True
-    last = _last_name(func)
+    last = callee_name(func)
     return last is not None and (last == "copy" or last.endswith("_copy"))
 
 
@@ -523,7 +515,7 @@ def is_reduction(ctx: "FileContext", call: ast.Call) -> bool:
 
 
 def _name_tokens(ctx: "FileContext", call: ast.Call) -> set[str]:
-    name = ctx.call_name(call) or _last_name(call.func) or ""
+    name = ctx.call_name(call) or callee_name(call.func) or ""
     return set(name.rsplit(".", 1)[-1].lower().split("_"))
 
 
@@ -536,7 +528,7 @@ def _names_extremum(ctx: "FileContext", arg: ast.expr) -> bool:
     if isinstance(arg, ast.Lambda):
         return any(isinstance(n, ast.Call) and _names_extremum(ctx, n.func) for n in ast.walk(arg.body))
     if isinstance(arg, (ast.Name, ast.Attribute)):
-        last = (ctx.qualname(arg) or _last_name(arg) or "").rsplit(".", 1)[-1]
+        last = (ctx.qualname(arg) or callee_name(arg) or "").rsplit(".", 1)[-1]
         return last in ("fmax", "fmin", "max", "min")
     return False
 
@@ -556,33 +548,24 @@ def tensors_feeding(ctx: "FileContext", expr: ast.expr) -> dict[int, ast.Name]:
     was read from ``s`` too. Stops at selects (``cute.where``) and absolute values."""
     found: dict[int, ast.Name] = {}
     seen: set[int] = set()
-    stack: list[tuple[ast.AST, int]] = [(expr, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if id(node) in seen or depth > 2 * _DEPTH:
-            continue
-        seen.add(id(node))
+
+    def descend(node: ast.AST) -> bool:
         if isinstance(node, ast.Call):
-            last = (ctx.call_name(node) or _last_name(node.func) or "").rsplit(".", 1)[-1]
+            last = (ctx.call_name(node) or callee_name(node.func) or "").rsplit(".", 1)[-1]
             if last in MASKING_CALLS or (node is not expr and is_reduction(ctx, node)):
-                continue  # a select, an absolute value, or another reduction's result
+                return False  # a select, an absolute value, or another reduction's result
             if isinstance(node.func, ast.Attribute) and node.func.attr == "load":
                 tensor = base_name(node.func.value)
                 if tensor is not None:
                     for source in _tensor_sources(ctx, tensor, seen):
                         found.setdefault(id(source), source)
-                continue
+                return False
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             for source in _tensor_sources(ctx, node.value, seen):  # an element read, `frag[i]`
                 found.setdefault(id(source), source)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            for definition in reaching_definitions(ctx, node):
-                binding = definition.node
-                value = binding.value if isinstance(binding, ast.AugAssign) else definition.value
-                if value is not None:
-                    stack.append((value, depth + 1))
-        elif not isinstance(node, ast.Lambda):
-            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+        return True
+
+    walk_value(ctx, expr, descend, 2 * _DEPTH, seen)
     return found
 
 
@@ -644,7 +627,7 @@ def fills_of(ctx: "FileContext", tensor: ast.Name, besides: ast.Call) -> list[Fi
         given = [a for a in arguments if base_name(a) is not None and base_name(a).id == tensor.id]
         if not given:
             continue
-        last = (ctx.call_name(call) or _last_name(func) or "").rsplit(".", 1)[-1]
+        last = (ctx.call_name(call) or callee_name(func) or "").rsplit(".", 1)[-1]
         if "fill" in last.lower():
             value = argument(call, "fill_value") or argument(call, "value")
             if value is None and call.args and call.args[-1] not in given:

@@ -28,6 +28,7 @@ from kernelint.model.dsl.cute import (
     STATIC_RANGE_NAMES,
 )
 from kernelint.model.loops import assigned_in
+from kernelint.model.calls import callee_name
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -51,8 +52,7 @@ def loop_kind(loop: ast.AST) -> str:
     ``r(...)`` a Python loop."""
     if not isinstance(loop, ast.For) or not isinstance(loop.iter, ast.Call):
         return "python"
-    func = loop.iter.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    name = callee_name(loop.iter.func)
     if name in DYNAMIC_RANGE_NAMES:
         return "dynamic"
     if name in STATIC_RANGE_NAMES:

@@ -12,6 +12,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from kernelint.model.dsl.cute import BULK_STORE_DRAINS, COPY, MAKE_TMA_ATOM, TMA_STORE_OPS
+from kernelint.model.calls import callee_name
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -59,8 +60,6 @@ def drains_bulk_stores(ctx: "FileContext", call: ast.Call, depth: int = 2) -> bo
     """``call`` waits for outstanding bulk stores (``cp_async_bulk_wait_group``, a store
     pipeline's ``producer_tail``), itself or in a helper of this file it calls."""
     def drains(c: ast.Call) -> bool:
-        func = c.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        return last in BULK_STORE_DRAINS
+        return callee_name(c.func) in BULK_STORE_DRAINS
 
     return ctx.call_or_its_helpers(call, drains, depth)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from kernelint.model.calls import signature_argument
 from kernelint.model.dataflow import COLS, ROWS, broadcast_operand, reaches
 from kernelint.model.dsl import triton
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.reaching import walk_value
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -32,26 +32,14 @@ def loads_feeding(ctx: "FileContext", expr: ast.AST, through=lambda node: True) 
     bindings that reach that use (so ``x = tl.where(m, x, -inf)`` hides the load before it),
     through arithmetic and calls for which ``through(node)`` holds, never into addresses."""
     found: list[ast.Call] = []
-    seen: set[int] = set()
-    stack: list[tuple[ast.AST, int]] = [(expr, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if id(node) in seen or depth > _DEPTH:
-            continue
-        seen.add(id(node))
+
+    def descend(node: ast.AST) -> bool:
         if ctx.is_call(node, triton.LOAD):
             found.append(node)
-            continue
-        if not through(node):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            for definition in reaching_definitions(ctx, node):
-                binding = definition.node
-                value = binding.value if isinstance(binding, ast.AugAssign) else definition.value
-                if value is not None:
-                    stack.append((value, depth + 1))
-        elif not isinstance(node, ast.Lambda):
-            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+            return False
+        return through(node)
+
+    walk_value(ctx, expr, descend, _DEPTH)
     return found
 
 

@@ -44,6 +44,30 @@ def reaching_definitions(ctx: "FileContext", use: ast.Name) -> list[Definition]:
     return carried + reaching
 
 
+def walk_value(ctx: "FileContext", expr: ast.AST, descend, max_depth: int, seen: set[int] | None = None) -> None:
+    """Visit every node ``expr``'s value is computed from, following each name to the bindings
+    that reach that use (``x += y`` to its right side) up to ``max_depth`` bindings deep, never
+    into lambdas. ``descend(node)`` sees each node once and returns whether to go below it: it
+    is where a caller records what it looks for and stops (at a load, a select, ...)."""
+    seen = set() if seen is None else seen
+    stack: list[tuple[ast.AST, int]] = [(expr, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen or depth > max_depth:
+            continue
+        seen.add(id(node))
+        if not descend(node):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            for definition in reaching_definitions(ctx, node):
+                binding = definition.node
+                value = binding.value if isinstance(binding, ast.AugAssign) else definition.value
+                if value is not None:
+                    stack.append((value, depth + 1))
+        elif not isinstance(node, ast.Lambda):
+            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+
+
 def _position(node: ast.AST) -> tuple[int, int]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
 
