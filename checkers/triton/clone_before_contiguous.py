@@ -34,7 +34,9 @@ else (kept, returned, passed on) or when no reordering view follows.
 Measured on the H200 (see *Evidence*): the extra copy costs 1.26x (1.25-1.27x over 4 shapes)
 on an in-place RoPE over `q.clone()` then `q.transpose(1, 2).contiguous()`, so the severity is
 `warning`. It stays off by default: no corpus file has the pattern, so its precision on real
-code is unmeasured.
+code is unmeasured, and one case it cannot tell apart makes the clone necessary: when the
+transpose leaves the tensor contiguous (it swaps a size-1 dimension), `.contiguous()` returns
+the view itself, and without the clone the result would alias `x`.
 
 ## Why is this bad?
 Both the clone and the contiguous copy read and write the whole tensor; for a memory-bound
