@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
+from kernelint.model.values import base_name
 from kernelint.model.cute_predicates import (
-    base_name,
     constant_number,
     fills_of,
     is_extremum_reduction,

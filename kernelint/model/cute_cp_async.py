@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kernelint.model.calls import argument, callee_name
+from kernelint.model.cute_static import single_binding
 from kernelint.model.dsl.cute import COPY, CP_ASYNC_G2S_OP
+from kernelint.model.values import base_name
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -50,11 +52,6 @@ _METADATA_CALLS = frozenset({
 })
 _METADATA_ATTRIBUTES = frozenset({"shape", "layout", "element_type", "iterator", "memspace", "stride"})
 _WRITE_METHODS = frozenset({"store", "fill"})
-
-
-def _single_value(ctx: "FileContext", name: ast.Name) -> ast.expr | None:
-    definitions = ctx.definitions(name.id, name)
-    return definitions[0].value if len(definitions) == 1 else None
 
 
 def is_cp_async_copier(ctx: "FileContext", expr: ast.expr | None, depth: int = _MAX_DEPTH) -> bool:
@@ -102,12 +99,6 @@ def cp_async_destination(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     return None
 
 
-def _base_name(expr: ast.expr) -> ast.Name | None:
-    while isinstance(expr, ast.Subscript):
-        expr = expr.value
-    return expr if isinstance(expr, ast.Name) else None
-
-
 def _is_view(ctx: "FileContext", value: ast.expr) -> bool:
     """``value`` is a view of the memory of the names it mentions: a name, a slice with ``None``
     modes, or a view-making call."""
@@ -145,7 +136,7 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
             destination = destination.value
         if isinstance(destination, ast.Name):
             found.own.add(destination.id)
-            value = _single_value(ctx, destination)
+            value = single_binding(ctx, destination)
         elif isinstance(destination, ast.Call):
             value = destination  # cute.copy(g2s, tG, thr.partition_D(s))
         else:
@@ -155,7 +146,7 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
             if callee_name(value.func) in _THREAD_PARTITIONS and isinstance(value.func, ast.Attribute):
                 own_slices.add(ast.dump(value.func.value))
             for argument_ in value.args:
-                root = _base_name(argument_)
+                root = base_name(argument_)
                 if root is not None and not isinstance(argument_, ast.Call):
                     found.shared.add(root.id)
     found.shared -= found.own

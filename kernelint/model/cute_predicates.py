@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from kernelint.model.calls import argument, callee_name
 from kernelint.model.dsl.cute import COPY
 from kernelint.model.reaching import reaching_definitions, walk_value
+from kernelint.model.values import base_name
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -153,13 +154,6 @@ def predicated_copies(ctx: "FileContext") -> list[PredicatedCopy]:
 
 
 # --- following tensors --------------------------------------------------------------------------
-
-
-def base_name(expr: ast.expr) -> ast.Name | None:
-    """The name a tensor expression views: ``tXsX`` in ``tXsX[None, m, None]``."""
-    while isinstance(expr, ast.Subscript):
-        expr = expr.value
-    return expr if isinstance(expr, ast.Name) else None
 
 
 def single_value(ctx: "FileContext", name: ast.Name) -> ast.expr | None:

@@ -111,6 +111,17 @@ def _class_of(ctx: "FileContext", node: ast.AST) -> ast.ClassDef | None:
     return None
 
 
+def single_binding(ctx: "FileContext", expr: ast.expr) -> ast.expr | None:
+    """The one expression a local name or a ``self.<attr>`` is bound to, else None."""
+    if isinstance(expr, ast.Name):
+        definitions = ctx.definitions(expr.id, expr)
+        return definitions[0].value if len(definitions) == 1 else None
+    if isinstance(expr, ast.Attribute):
+        values = self_attribute_values(ctx, expr)
+        return values[0] if values is not None and len(values) == 1 else None
+    return None
+
+
 def self_attribute_values(ctx: "FileContext", expr: ast.expr) -> list[ast.expr] | None:
     """Every value the enclosing class assigns to ``self.<attr>`` (``expr`` being that
     attribute), or None when ``expr`` is not such an attribute or some assignment is opaque

@@ -23,7 +23,7 @@ import math
 from typing import TYPE_CHECKING
 
 from kernelint.model.calls import argument
-from kernelint.model.cute_static import cute_int, self_attribute_values
+from kernelint.model.cute_static import cute_int, single_binding
 from kernelint.model.dsl.cute import (
     COPY,
     CTA_GROUP_SIZES,
@@ -50,17 +50,6 @@ Shape = tuple  # nested tuples of ints
 # --- element types and layouts ----------------------------------------------------------------
 
 
-def _single_value(ctx: "FileContext", expr: ast.expr) -> ast.expr | None:
-    """The one expression a local name or a ``self.<attr>`` is bound to, else None."""
-    if isinstance(expr, ast.Name):
-        definitions = ctx.definitions(expr.id, expr)
-        return definitions[0].value if len(definitions) == 1 else None
-    if isinstance(expr, ast.Attribute):
-        values = self_attribute_values(ctx, expr)
-        return values[0] if values is not None and len(values) == 1 else None
-    return None
-
-
 def dtype_bits(ctx: "FileContext", expr: ast.expr | None, depth: int = _MAX_DEPTH) -> int | None:
     """Width in bits of the element type ``expr`` names (``cutlass.BFloat16``, a name or
     ``self.<attr>`` bound once to one); None for a type only known at run time."""
@@ -69,7 +58,7 @@ def dtype_bits(ctx: "FileContext", expr: ast.expr | None, depth: int = _MAX_DEPT
     bits = DTYPE_BITS.get(ctx.qualname(expr) or "")
     if bits is not None:
         return bits
-    value = _single_value(ctx, expr)
+    value = single_binding(ctx, expr)
     return dtype_bits(ctx, value, depth - 1) if value is not None else None
 
 
@@ -83,7 +72,7 @@ def _shape(ctx: "FileContext", expr: ast.expr | None, depth: int) -> Shape | int
     value = cute_int(ctx, expr)
     if value is not None:
         return value
-    bound = _single_value(ctx, expr)
+    bound = single_binding(ctx, expr)
     return _shape(ctx, bound, depth - 1) if bound is not None else None
 
 
@@ -98,7 +87,7 @@ def layout_shape(ctx: "FileContext", expr: ast.expr | None, depth: int = _MAX_DE
     if expr is None or depth <= 0:
         return None
     if not isinstance(expr, ast.Call):
-        bound = _single_value(ctx, expr)
+        bound = single_binding(ctx, expr)
         return layout_shape(ctx, bound, depth - 1) if bound is not None else None
     name = ctx.call_name(expr)
     if name in LAYOUT_MAKERS:
@@ -149,7 +138,7 @@ def folded_bytes(ctx: "FileContext", expr: ast.expr | None, depth: int = _MAX_DE
         if isinstance(expr.op, ast.Mult):
             return left * right
         return left // right if right else None
-    bound = _single_value(ctx, expr)
+    bound = single_binding(ctx, expr)
     return folded_bytes(ctx, bound, depth - 1) if bound is not None else None
 
 
@@ -239,7 +228,7 @@ def _smem_allocation(ctx: "FileContext", expr: ast.expr, depth: int = _MAX_DEPTH
         bits = dtype_bits(ctx, argument(expr, "element_type", 0))
         shape = layout_shape(ctx, argument(expr, "layout", 1))
         return (bits, shape) if bits is not None and shape is not None else None
-    bound = _single_value(ctx, expr)
+    bound = single_binding(ctx, expr)
     return _smem_allocation(ctx, bound, depth - 1) if bound is not None else None
 
 

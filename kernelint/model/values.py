@@ -165,3 +165,11 @@ def _too_wide(op: ast.operator, left: int, right: int) -> bool:
     if isinstance(op, ast.Mult):
         return left.bit_length() + right.bit_length() > MAX_FOLD_BITS + 1
     return False
+
+
+def base_name(expr: ast.expr) -> ast.Name | None:
+    """The name a subscripted expression views: ``tXsX`` in ``tXsX[None, m, None]``; None when
+    the base is not a plain name."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return expr if isinstance(expr, ast.Name) else None
