@@ -32,7 +32,7 @@ DIRECTORY = ".kernelint_cache"
 INDEX = "index.json"
 #: Overrides where the cache lives (a directory), e.g. to keep it out of a read-only checkout.
 ENV_DIRECTORY = "KERNELINT_CACHE_DIR"
-_FORMAT = 2  # 2: a finding's fix is kept
+_FORMAT = 3  # 2: a finding's fix is kept; 3: the facts from other files an entry read
 #: An index larger than this is ignored (and rewritten): about 300,000 files' entries.
 MAX_INDEX_BYTES = 64 * 1024 * 1024
 _STALE_TEMPORARY_S = 600
@@ -171,8 +171,12 @@ class Cache:
     unreadable, foreign or corrupt cache: it then starts empty, and an entry that is not
     exactly what kernelint writes is a miss (checked again and rewritten)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, current_fact=None):
         self.directory = directory
+        #: key -> the fact's value now (None: cannot say); entries whose recorded facts differ
+        #: are misses. Memoised: one run computes each fact once.
+        self._current_fact = current_fact
+        self._facts_now: dict[str, str | None] = {}
         self.fingerprint = fingerprint()
         self._entries: dict[str, list] = {}
         self._changed = False
@@ -190,12 +194,29 @@ class Cache:
     def get(self, path: str, file_digest: str) -> list[Finding] | None:
         """The cached findings of ``path`` if its entry has this digest, else None."""
         entry = self._entries.get(self.key(path))
-        if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str or entry[0] != file_digest:
+        if type(entry) is not list or len(entry) != 3 or type(entry[0]) is not str or entry[0] != file_digest:
+            return None
+        if not self._facts_hold(entry[2]):
             return None
         return _decode(path, entry[1])
 
-    def put(self, path: str, file_digest: str, findings: list[Finding]) -> None:
-        self._entries[self.key(path)] = [file_digest, _encode(findings)]
+    def _facts_hold(self, reads) -> bool:
+        """Every fact from another file the entry was computed from still has its value."""
+        if type(reads) is not dict:
+            return False
+        if reads and self._current_fact is None:
+            return False
+        for key, value in reads.items():
+            if type(value) is not str:
+                return False
+            if key not in self._facts_now:
+                self._facts_now[key] = self._current_fact(key)
+            if self._facts_now[key] != value:
+                return False
+        return True
+
+    def put(self, path: str, file_digest: str, findings: list[Finding], reads: dict[str, str] | None = None) -> None:
+        self._entries[self.key(path)] = [file_digest, _encode(findings), dict(reads or {})]
         self._changed = True
 
     def save(self) -> None:

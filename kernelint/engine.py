@@ -9,7 +9,8 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
-from kernelint.findings import Finding
+from kernelint.findings import Fact, Finding, Site
+from kernelint.grouping import group_by_cause
 from kernelint.model import FileContext
 from kernelint.model.dsl import SOURCE_MARKERS, import_roots
 from kernelint.model.names import ImportTable
@@ -77,7 +78,16 @@ def _finding(path: str, rule: type[Rule], report: Report) -> Finding:
         getattr(end, "end_lineno", None) or line,
         (getattr(end, "end_col_offset", None) or column - 1) + 1,
         rule.code, rule.name, severity, rule.confidence, report.message, report.fix,
+        facts=tuple(Fact(b.text, _site(path, b.node) if b.node is not None else None) for b in report.facts),
+        cause=report.cause,
     )
+
+
+def _site(path: str, node: ast.AST) -> Site:
+    line = getattr(node, "lineno", 1)
+    column = getattr(node, "col_offset", 0) + 1
+    return Site(path, line, column, getattr(node, "end_lineno", None) or line,
+                (getattr(node, "end_col_offset", None) or column - 1) + 1)
 
 
 def _tool_finding(path: str, code: str, line: int, column: int, message: str) -> Finding:
@@ -85,9 +95,12 @@ def _tool_finding(path: str, code: str, line: int, column: int, message: str) ->
     return Finding(path, line, column, line, column, code, rule.name, rule.severity, rule.confidence, message)
 
 
-def check_source(path: str, source: str, options: Options, tree: ast.Module | None = None) -> list[Finding]:
+def check_source(path: str, source: str, options: Options, tree: ast.Module | None = None,
+                 reads: dict[str, str] | None = None) -> list[Finding]:
     """All findings for one file's text, suppressions applied, sorted. A front end that has
-    already parsed ``source`` with ``ast`` (flake8) passes its ``tree`` to save the second parse."""
+    already parsed ``source`` with ``ast`` (flake8) passes its ``tree`` to save the second parse.
+    ``reads``, when given, receives the facts from other files the findings depend on (the
+    cache keeps them: ``model/project/view.py``)."""
     if not might_hold_kernels(source) and not _may_name_our_rules(source):
         return []
     if tree is None:
@@ -104,14 +117,14 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
     rules = _applicable(imports, [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES])
     try:
         with room_to_recurse():
-            findings = _run_rules(path, source, tree, imports, rules, options) if rules else []
+            findings = _run_rules(path, source, tree, imports, rules, options, reads) if rules else []
     except Exception as error:  # the model failed (e.g. a pathological file): report, go on
         if INTERNAL_ERROR not in options.codes:
             return []
         return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"file not checked: {type(error).__name__}: {error}")]
     if not findings and (UNUSED_SUPPRESSION not in options.codes or not _may_name_our_rules(source)):
         return []
-    return _apply_suppressions(path, source, findings, options)
+    return group_by_cause(_apply_suppressions(path, source, findings, options))
 
 
 def _applicable(imports: ImportTable, rules: list[type[Rule]]) -> list[type[Rule]]:
@@ -125,7 +138,7 @@ def _imports_scope(imports: ImportTable, dsls: tuple[str, ...]) -> bool:
 
 
 def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
-               rules: list[type[Rule]], options: Options) -> list[Finding]:
+               rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None) -> list[Finding]:
     findings: list[Finding] = []
     wanted = {t for rule in rules for t in rule.node_types}
     ctx = FileContext(path, source, tree, wanted, imports, options.target_sm)
@@ -145,6 +158,8 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                     path, INTERNAL_ERROR, 1, 1,
                     f"rule {rule_class.code} ({rule_class.name}) failed: {type(error).__name__}: {error}",
                 ))
+    if reads is not None:
+        reads.update(ctx.project_reads())
     return findings
 
 

@@ -24,6 +24,8 @@ from kernelint.cache import Cache, cache_directory, config_key, digest
 from kernelint.config import Settings, codes_for_file, selected_codes
 from kernelint.engine import INTERNAL_ERROR, Options, check_file, check_source, decode
 from kernelint.findings import Finding
+from kernelint.model.project import facts
+from kernelint.model.project import index as project_index
 from kernelint.reading import Unreadable, read_bytes
 from kernelint.rules import all_rules, find_rule
 
@@ -38,7 +40,8 @@ _ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") 
 
 #: (path, options, config key or None when not caching)
 _Job = tuple[str, Options, "str | None"]
-_Result = tuple["str | None", list[Finding]]
+#: (cache digest or None, findings, facts read from other files: key -> hash)
+_Result = tuple["str | None", list[Finding], dict]
 
 
 def usable_cpus() -> int:
@@ -60,12 +63,14 @@ def _check_one(job: _Job) -> _Result:
     gc.disable()
     try:
         if key is None:
-            return None, check_file(path, options)
+            return None, check_file(path, options), {}
         try:
             data = read_bytes(path)
         except Unreadable:
-            return None, check_file(path, options)  # reports why; not cached
-        return digest(key, data), check_source(path, decode(data), options)
+            return None, check_file(path, options), {}  # reports why; not cached
+        reads: dict[str, str] = {}
+        findings = check_source(path, decode(data), options, reads=reads)
+        return digest(key, data), findings, reads
     finally:
         gc.collect(0)
         if enabled:
@@ -214,7 +219,7 @@ def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
             deaths[index] += 1
             if deaths[index] >= _WORKER_DEATHS_PER_FILE:
                 path, options, _ = jobs_to_run[index]
-                results[index] = (None, _not_checked(path, options, worker.process.exitcode))
+                results[index] = (None, _not_checked(path, options, worker.process.exitcode), {})
             else:
                 queue.appendleft(batch)
         workers.remove(worker)
@@ -289,6 +294,7 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
     """Findings of every file, each group under its own settings, sorted. One worker pool and
     one cache for the whole run, however many configs the files fall under."""
     rules = all_rules()
+    project_index.look_again()
     work: list[tuple[str, Options]] = []
     for settings, files in groups.items():
         selected = selected_codes(settings, rules)
@@ -298,9 +304,9 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
         )
     if not use_cache:
         results = _run([(path, options, None) for path, options in work], jobs)
-        return sorted(f for _, batch in results for f in batch)
+        return sorted(f for _, batch, _ in results for f in batch)
 
-    cache = Cache(cache_directory())
+    cache = Cache(cache_directory(), facts.current)
     keys: dict[Options, str] = {}
     findings: list[Finding] = []
     misses: list[_Job] = []
@@ -317,9 +323,9 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
                 findings.extend(cached)
                 continue
         misses.append((path, options, key))
-    for (path, _, _), (file_digest, batch) in zip(misses, _run(misses, jobs)):
+    for (path, _, _), (file_digest, batch, reads) in zip(misses, _run(misses, jobs)):
         if file_digest is not None:
-            cache.put(path, file_digest, batch)
+            cache.put(path, file_digest, batch, reads)
         findings.extend(batch)
     cache.save()
     return sorted(findings)

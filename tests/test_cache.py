@@ -28,9 +28,9 @@ def checked(monkeypatch):
     seen: list[str] = []
     real = runner.check_source
 
-    def counting(path, source, options):
+    def counting(path, source, options, **kwargs):
         seen.append(path)
-        return real(path, source, options)
+        return real(path, source, options, **kwargs)
 
     monkeypatch.setattr(runner, "check_source", counting)
     return seen

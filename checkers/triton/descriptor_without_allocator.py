@@ -6,7 +6,6 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
-from kernelint.model import project
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 
@@ -78,7 +77,7 @@ code is unmeasured.
         ]
         if not calls or any(ctx.is_call(node, triton.SET_ALLOCATOR) for node in ctx.nodes(ast.Call)):
             return
-        if project.runs_with_allocator(ctx.path):
+        if ctx.project.runs_with_allocator():
             return
         reported: set[int] = set()
         for call in calls:

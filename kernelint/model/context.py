@@ -102,6 +102,19 @@ class FileContext:
                     self._kernel_by_node[id(node)] = kernel
         self.kernels.sort(key=lambda k: k.node.lineno)
 
+    @cached_property
+    def project(self):
+        """The program around this file (``model/project/view.py``): launches, callers and host
+        facts in other modules. Built on first use, so a file no rule asks about pays nothing."""
+        from kernelint.model.project.view import ProjectView
+
+        return ProjectView(self)
+
+    def project_reads(self) -> dict[str, str]:
+        """The facts from other files that answers about this file read (empty if none)."""
+        view = self.__dict__.get("project")
+        return dict(view.reads) if view is not None else {}
+
     # --- names -------------------------------------------------------------------------------
 
     def qualname(self, expr: ast.AST) -> str | None:

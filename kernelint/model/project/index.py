@@ -1,4 +1,6 @@
-"""Facts that need more than one file: which modules of the project run with a Triton allocator.
+"""The project index: the modules of one project, their imports both ways, and which of them
+call ``triton.set_allocator``. Built by a line scan (no parse), once per process and project,
+and rebuilt when a file of the project is added, removed or changed.
 
 Kernelint checks one file at a time, but some mistakes are only mistakes for the program as a
 whole. ``triton.set_allocator(...)`` is the example: kernels that build tensor descriptors need
@@ -14,13 +16,16 @@ whenever the file's kernels can run: the file itself, what it imports (transitiv
 ``__init__.py`` of every package on the way), the modules that import it (transitively), and what
 those import. Separate scripts that share a folder but never import each other do not count for
 each other. The CLI and the editor plugins give every file its path, so they agree.
+
+The index is the cheap first layer of the program model: it says which modules can matter to a
+file (who imports it, what it imports) so that only those are parsed (``modules.py``).
 """
 from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from kernelint.reading import Unreadable, read_bytes
@@ -177,9 +182,48 @@ def _imports(text: str, name: str, is_package: bool) -> set[str]:
     return found
 
 
-@lru_cache(maxsize=8)
-def _index(root: Path) -> _Index:
-    return _Index(root)
+_INDEXES: dict[Path, tuple[tuple, float, _Index]] = {}
+#: An index younger than this is used without looking at the files again: a batch run (and
+#: each worker) stats the project once, a long-lived process at most this often.
+_FRESH_S = 2.0
+
+
+def _signature(root: Path) -> tuple:
+    """What the index was built from: every indexed file's path, size and mtime. A stat per
+    file (about 3 ms per thousand), so a long-lived process (the language server, a flake8 run)
+    never answers from an index older than the files."""
+    found = []
+    for path in _python_files(root):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        found.append((str(path), info.st_size, info.st_mtime_ns))
+    return tuple(found)
+
+
+def look_again() -> None:
+    """The next question re-reads the project's file list (a run, or an editor request, starts:
+    what changed since the last one must be seen)."""
+    for root, (signature, _, index) in list(_INDEXES.items()):
+        _INDEXES[root] = (signature, float("-inf"), index)
+
+
+def index_of(root: Path) -> _Index:
+    """The index of the project at ``root``, rebuilt when its files changed."""
+    now = time.monotonic()
+    known = _INDEXES.get(root)
+    if known is not None and now - known[1] < _FRESH_S:
+        return known[2]
+    signature = _signature(root)
+    if known is not None and known[0] == signature:
+        _INDEXES[root] = (signature, now, known[2])
+        return known[2]
+    index = _Index(root)
+    if len(_INDEXES) >= 8:
+        _INDEXES.pop(next(iter(_INDEXES)))
+    _INDEXES[root] = (signature, time.monotonic(), index)
+    return index
 
 
 def runs_with_allocator(path: str | os.PathLike) -> bool:
@@ -188,5 +232,5 @@ def runs_with_allocator(path: str | os.PathLike) -> bool:
     root = project_root(path)
     if root is None:
         return False
-    index = _index(root)
+    index = index_of(root)
     return any(module.sets_allocator for module in index.scope(Path(path).resolve()))

@@ -1,0 +1,291 @@
+"""Host tensor facts: the dtype a kernel argument has, wherever the tensor was made.
+
+A kernel's pointer parameter has the dtype of the tensor the host passes. The tensor is usually
+made in the wrapper that launches the kernel (``torch.empty(..., dtype=torch.float32)``,
+``torch.empty_like(x)``), converted on the way (``.float()``, ``.to(torch.bfloat16)``) or taken
+from the wrapper's caller, in another module (``LigerRMSNormFunction.apply(x, w)`` ->
+``forward(ctx, x, w)`` -> ``rms_norm_forward(x, w)``). ``dtypes_of`` follows the value through
+those steps and answers with the dtypes it can be, each with the place that fixes it.
+
+Unknown stays unknown: a value this cannot follow (a module attribute, a parameter whose callers
+are out of reach, a call it cannot read) makes the answer incomplete, and rules that need "always
+fp32" then stay silent. Nothing is guessed from names.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kernelint.model.calls import argument
+from kernelint.model.dtypes import torch_dtype
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+    from kernelint.model.kernels import Kernel
+    from kernelint.model.project.view import ProjectView
+
+#: Caller frames followed from a wrapper's parameter to the code that made the tensor.
+_FRAMES = 3
+#: Expressions evaluated for one question (a guard against pathological code).
+_BUDGET = 400
+
+_ALLOCATORS_DEFAULT_FLOAT = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn",
+                                       "torch.empty_strided"})
+_ALLOCATORS_OTHER = frozenset({"torch.full", "torch.arange", "torch.tensor", "torch.as_tensor", "torch.randint",
+                               "torch.linspace"})
+_LIKE = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.rand_like",
+                   "torch.randn_like", "torch.clone"})
+#: torch functions whose result has the dtype of their first tensor argument.
+_FIRST_ARGUMENT = frozenset({"torch.transpose", "torch.permute", "torch.reshape", "torch.flatten", "torch.squeeze",
+                             "torch.unsqueeze", "torch.narrow", "torch.select", "torch.contiguous", "torch.t",
+                             "torch.movedim", "torch.as_strided"})
+_JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate"})
+#: Tensor methods that hand on the same dtype.
+_KEEPING_METHODS = frozenset({
+    "view", "reshape", "contiguous", "transpose", "permute", "t", "flatten", "unflatten", "squeeze", "unsqueeze",
+    "expand", "expand_as", "narrow", "select", "clone", "detach", "cuda", "cpu", "view_as", "reshape_as",
+    "as_strided", "repeat", "movedim", "swapaxes", "pin_memory", "requires_grad_", "__getitem__", "T", "mT",
+    "data", "squeeze_", "unsqueeze_", "zero_", "fill_", "copy_",
+})
+_FIXED_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64",
+                  "int": "int32", "long": "int64", "short": "int16", "bool": "bool", "byte": "uint8", "char": "int8"}
+_NEW_METHODS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"})
+_DEVICE_KEYWORDS = frozenset({"device", "non_blocking", "copy", "memory_format"})
+
+
+@dataclass
+class DTypes:
+    """The dtypes a value can have: each known one with where it is fixed (``path:line``);
+    ``complete`` is False when some way the value can take was not followed."""
+
+    known: dict[str, str] = field(default_factory=dict)
+    complete: bool = True
+
+    def add(self, other: "DTypes") -> None:
+        for name, where in other.known.items():
+            self.known.setdefault(name, where)
+        self.complete = self.complete and other.complete
+
+    @property
+    def unknown(self) -> bool:
+        return not self.known and not self.complete
+
+    def only(self, names) -> bool:
+        """Every way the value can take gives one of ``names`` (and at least one is known)."""
+        return self.complete and bool(self.known) and set(self.known) <= set(names)
+
+
+def _unknown() -> DTypes:
+    return DTypes(complete=False)
+
+
+def _known(name: str | None, ctx: "FileContext", node: ast.AST) -> DTypes:
+    if name is None:
+        return _unknown()
+    return DTypes({name: f"{ctx.path}:{getattr(node, 'lineno', 1)}"})
+
+
+class _Follow:
+    def __init__(self, view: "ProjectView"):
+        self.view = view
+        self.budget = _BUDGET
+        #: id(parameter) -> (file model, expression) bound by the call being evaluated.
+        self.bound: dict[int, tuple["FileContext", ast.expr]] = {}
+
+    def of(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> DTypes:
+        if expr is None or self.budget <= 0:
+            return _unknown()
+        self.budget -= 1
+        if isinstance(expr, ast.Name):
+            return self._name(ctx, expr, frames)
+        if isinstance(expr, ast.Attribute):
+            return self.of(ctx, expr.value, frames) if expr.attr in _KEEPING_METHODS else _unknown()
+        if isinstance(expr, ast.Subscript):
+            return self.of(ctx, expr.value, frames)
+        if isinstance(expr, ast.IfExp):
+            found = self.of(ctx, expr.body, frames)
+            found.add(self.of(ctx, expr.orelse, frames))
+            return found
+        if isinstance(expr, ast.Call):
+            return self._call(ctx, expr, frames)
+        return _unknown()
+
+    def _name(self, ctx: "FileContext", name: ast.Name, frames: int) -> DTypes:
+        definitions = ctx.definitions(name.id, name)
+        if not definitions:
+            return _unknown()
+        found = DTypes()
+        for definition in definitions:
+            node = definition.node
+            if isinstance(node, ast.arg):
+                found.add(self._parameter(ctx, node, frames))
+            elif definition.value is not None and definition.value is not name:
+                found.add(self.of(ctx, definition.value, frames))
+            else:
+                found.add(_unknown())
+        return found
+
+    def _parameter(self, ctx: "FileContext", parameter: ast.arg, frames: int) -> DTypes:
+        bound = self.bound.get(id(parameter))
+        if bound is not None:
+            return self.of(bound[0], bound[1], frames)
+        function = ctx.parent(ctx.parent(parameter))
+        if frames <= 0 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or ctx.kernel_of(parameter) is not None:
+            return _unknown()
+        sites = self.view.callers_of(function, ctx)
+        if not sites:
+            return _unknown()
+        found = DTypes()
+        for site in sites:
+            found.add(self.of(site.ctx, _passed(function, parameter, site.node, site.shift), frames - 1))
+        return found
+
+    def _dtype_argument(self, ctx: "FileContext", expr: ast.expr | None, frames: int) -> DTypes:
+        """What a ``dtype=`` argument names: a literal, ``x.dtype``, or a name bound to one."""
+        if expr is None:
+            return _unknown()
+        literal = torch_dtype(ctx, expr)
+        if literal is not None:
+            return _known(literal, ctx, expr)
+        if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
+            return self.of(ctx, expr.value, frames)
+        if isinstance(expr, ast.Name):
+            found = DTypes()
+            values = list(ctx.values_of(expr))
+            for value in values:
+                found.add(self._dtype_argument(ctx, value, frames) if value is not None else _unknown())
+            return found if values else _unknown()
+        return _unknown()
+
+    def _call(self, ctx: "FileContext", call: ast.Call, frames: int) -> DTypes:
+        name = ctx.call_name(call)
+        dtype = argument(call, "dtype")
+        if name in _ALLOCATORS_DEFAULT_FLOAT or name in _ALLOCATORS_OTHER:
+            if dtype is not None:
+                return self._dtype_argument(ctx, dtype, frames)
+            return _known("float32", ctx, call) if name in _ALLOCATORS_DEFAULT_FLOAT else _unknown()
+        if name in _LIKE:
+            if dtype is not None:
+                return self._dtype_argument(ctx, dtype, frames)
+            return self.of(ctx, call.args[0] if call.args else argument(call, "input"), frames)
+        if name in _FIRST_ARGUMENT:
+            return self.of(ctx, call.args[0] if call.args else None, frames)
+        if name in _JOINS:
+            tensors = call.args[0] if call.args else argument(call, "tensors")
+            if isinstance(tensors, (ast.List, ast.Tuple)) and tensors.elts:
+                return self.of(ctx, tensors.elts[0], frames)
+            return _unknown()
+        func = call.func
+        if isinstance(func, ast.Attribute) and name is None:
+            return self._method(ctx, call, func, dtype, frames)
+        return self._returned(ctx, call, frames)
+
+    def _method(self, ctx: "FileContext", call: ast.Call, func: ast.Attribute, dtype, frames: int) -> DTypes:
+        method = func.attr
+        if method in _FIXED_METHODS and not call.args:
+            return _known(_FIXED_METHODS[method], ctx, call)
+        if method in _NEW_METHODS:
+            return self._dtype_argument(ctx, dtype, frames) if dtype is not None else self.of(ctx, func.value, frames)
+        if method == "to" or method == "type":
+            return self._conversion(ctx, call, func, dtype, frames)
+        if method == "view" and len(call.args) == 1 and torch_dtype(ctx, call.args[0]) is not None:
+            return _known(torch_dtype(ctx, call.args[0]), ctx, call)  # a reinterpreting view
+        if method in _KEEPING_METHODS:
+            return self.of(ctx, func.value, frames)
+        return _unknown()
+
+    def _conversion(self, ctx: "FileContext", call: ast.Call, func: ast.Attribute, dtype, frames: int) -> DTypes:
+        if dtype is not None:
+            return self._dtype_argument(ctx, dtype, frames)
+        for arg in call.args:
+            if torch_dtype(ctx, arg) is not None or (isinstance(arg, ast.Attribute) and arg.attr == "dtype"):
+                return self._dtype_argument(ctx, arg, frames)
+        device_only = all(
+            (isinstance(a, ast.Constant) and isinstance(a.value, str))
+            or (isinstance(a, ast.Attribute) and a.attr == "device")
+            for a in call.args
+        ) and all(k.arg in _DEVICE_KEYWORDS for k in call.keywords)
+        return self.of(ctx, func.value, frames) if device_only else _unknown()
+
+    def _returned(self, ctx: "FileContext", call: ast.Call, frames: int) -> DTypes:
+        """A call of a project function: the dtypes of what it returns, its parameters bound to
+        this call's arguments."""
+        if frames <= 0 or not isinstance(call.func, (ast.Name, ast.Attribute)):
+            return _unknown()
+        functions = ctx.local_functions_called(call) if isinstance(call.func, ast.Name) else []
+        target_ctx = ctx
+        if not functions:
+            dotted = self.view.absolute(ctx, call.func)
+            resolved = self.view.function_named(dotted) if dotted else None
+            if resolved is None:
+                return _unknown()
+            functions, target_ctx = [resolved[0]], resolved[1]
+        if len(functions) != 1:
+            return _unknown()
+        function = functions[0]
+        returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
+                   and target_ctx.function_of(n) is function]
+        if not returns:
+            return _unknown()
+        saved = dict(self.bound)
+        params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+        for param in params:
+            passed = _passed(function, param, call, 0)
+            if passed is not None:
+                self.bound[id(param)] = (ctx, passed)
+        try:
+            found = DTypes()
+            for value in returns:
+                found.add(self.of(target_ctx, value, frames - 1))
+            return found
+        finally:
+            self.bound = saved
+
+
+def _passed(function, parameter: ast.arg, call: ast.Call, shift: int) -> ast.expr | None:
+    """What ``call`` passes for ``parameter`` of ``function`` (its default when it passes
+    nothing); None when that cannot be read (``*args``, ``**kwargs``)."""
+    for keyword in call.keywords:
+        if keyword.arg == parameter.arg:
+            return keyword.value
+        if keyword.arg is None:
+            return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if parameter in positional:
+        index = positional.index(parameter) - shift
+        if index < 0:
+            return None
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return None
+            if position == index:
+                return arg
+        defaults = function.args.defaults
+        offset = len(positional) - len(defaults)
+        at = positional.index(parameter) - offset
+        return defaults[at] if at >= 0 else None
+    kwonly = function.args.kwonlyargs
+    if parameter in kwonly:
+        default = function.args.kw_defaults[kwonly.index(parameter)]
+        return default
+    return None
+
+
+def dtypes_of(view: "ProjectView", ctx: "FileContext", expr: ast.expr) -> DTypes:
+    """The dtypes host expression ``expr`` (in the file of ``ctx``) can have."""
+    return _Follow(view).of(ctx, expr, _FRAMES)
+
+
+def parameter_dtypes(view: "ProjectView", kernel: "Kernel", kernel_ctx: "FileContext", parameter: str) -> DTypes:
+    """The dtypes of the tensors the project's launches pass for ``parameter`` of ``kernel``;
+    incomplete when a launch passes it in a way that cannot be read, or no launch is found."""
+    sites = view.launches_of(kernel, kernel_ctx)
+    if not sites:
+        return _unknown()
+    found = DTypes()
+    for site in sites:
+        passed = site.launch.bound_arguments().get(parameter)
+        found.add(dtypes_of(view, site.ctx, passed) if passed is not None else _unknown())
+    return found

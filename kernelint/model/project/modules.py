@@ -1,0 +1,160 @@
+"""Other modules of the project, parsed on demand, and the names they bind.
+
+A rule checking one file sometimes needs a fact from another: the kernel a wrapper imports, the
+caller that allocates the tensor. Only the modules a question reaches are parsed (never the
+whole project), each at most once per process while its bytes stay the same, and never run.
+
+Names resolve to absolute dotted names with the module's own position in the package, so
+``from .kernels import _fwd`` in ``pkg/ops/attn.py`` reads ``pkg.ops.kernels._fwd``, and a name
+a package ``__init__`` re-exports is followed to the module that defines it.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kernelint.reading import ParseFailure, Unreadable, parse, read_bytes
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+
+#: Modules larger than this are not parsed for another file's question.
+_MAX_BYTES = 1_000_000
+#: Parsed modules kept per process (by path and content hash).
+_MAX_KEPT = 256
+#: Re-export hops followed from a name to its definition.
+_MAX_HOPS = 4
+
+
+@dataclass
+class Module:
+    """One parsed module of the project."""
+
+    path: Path
+    name: str
+    is_package: bool
+    source: str
+    tree: ast.Module
+    digest: str
+    #: Local name -> absolute dotted name, from every import of the module.
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def context(self) -> "FileContext":
+        from kernelint.model.context import FileContext
+
+        return FileContext(str(self.path), self.source, self.tree, ())
+
+    @cached_property
+    def top_level(self) -> dict[str, ast.AST]:
+        """Names bound by top-level ``def``/``class`` statements and simple assignments."""
+        bound: dict[str, ast.AST] = {}
+        for statement in self.tree.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound[statement.name] = statement
+            elif isinstance(statement, ast.Assign):
+                for target in statement.targets:
+                    if isinstance(target, ast.Name):
+                        bound[target.id] = statement
+        return bound
+
+    def absolute(self, expr: ast.AST) -> str | None:
+        """The absolute dotted name ``expr`` (a name or attribute chain) refers to: an import
+        alias expanded, or a top-level name of this module; None for anything else."""
+        parts: list[str] = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return None
+        base = self.aliases.get(expr.id)
+        if base is None:
+            if expr.id not in self.top_level:
+                return None
+            base = f"{self.name}.{expr.id}" if self.name else expr.id
+        return ".".join([base, *reversed(parts)])
+
+
+def absolute_aliases(tree: ast.Module, name: str, is_package: bool) -> dict[str, str]:
+    """Local name -> absolute dotted name for every import in ``tree`` (relative ones resolved
+    against the module's ``name``)."""
+    package = name.split(".") if is_package else name.split(".")[:-1]
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    aliases[top] = top
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if node.level - 1 > len(package):
+                    continue
+                base = package[: len(package) - (node.level - 1)]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                if alias.name != "*" and module:
+                    aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
+    return aliases
+
+
+_PARSED: dict[Path, Module] = {}
+
+
+def load(path: Path, name: str) -> Module | None:
+    """The parsed module at ``path`` (None when it cannot be read or parsed, or is too large).
+    Kept while its bytes are the same."""
+    try:
+        if path.stat().st_size > _MAX_BYTES:
+            return None
+        data = read_bytes(str(path))
+    except (OSError, Unreadable):
+        return None
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    known = _PARSED.get(path)
+    if known is not None and known.digest == digest:
+        return known
+    from kernelint.engine import decode
+
+    source = decode(data)
+    try:
+        tree = parse(source, str(path))
+    except (ParseFailure, RecursionError, MemoryError):
+        return None
+    is_package = path.name == "__init__.py"
+    module = Module(path, name, is_package, source, tree, digest, absolute_aliases(tree, name, is_package))
+    if len(_PARSED) >= _MAX_KEPT:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[path] = module
+    return module
+
+
+def file_digest(path: Path) -> str:
+    """The content hash of a file as facts record it ("-" when it cannot be read)."""
+    try:
+        return hashlib.blake2b(read_bytes(str(path)), digest_size=16).hexdigest()
+    except (OSError, Unreadable):
+        return "-"
+
+
+def split_module(dotted: str, known_modules) -> tuple[str, str] | None:
+    """``pkg.ops.attn._fwd`` -> (``pkg.ops.attn``, ``_fwd``): the longest prefix that names a
+    module of the project, and the rest (which may be empty or dotted)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = ".".join(parts[:cut])
+        if module in known_modules:
+            return module, ".".join(parts[cut:])
+    return None
+
+
+def hops() -> int:
+    return _MAX_HOPS

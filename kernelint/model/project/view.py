@@ -1,0 +1,296 @@
+"""``ctx.project``: what a rule may ask about the program around the file it checks.
+
+Every question goes through a ``ProjectView``, and every fact it reads from outside the file is
+recorded with a hash of what it was computed from (``reads``). The cache keeps that read set with
+the file's findings and serves them only while each recorded fact still hashes the same, so a
+finding that depends on another module is recomputed exactly when that module changes (mypy's
+fine-grained dependencies, at the granularity of facts). Rules never list dependencies by hand.
+
+Fact keys:
+
+- ``file:<path>``: the bytes of another module this file's answer read;
+- ``importers:<root>|<module>``: which modules import ``module`` (a new importer can launch the
+  kernel, so the list itself is a dependency, missing entries included);
+- ``allocator:<path>``: whether some module that runs with the file calls ``set_allocator``.
+
+Unknown stays unknown: when the file belongs to no project, or a module cannot be read, the
+answers are only what the file itself shows.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from kernelint.model.dsl import cutile
+from kernelint.model.kernels import Kernel
+from kernelint.model.project import modules as _modules
+from kernelint.model.project.index import index_of, project_root, runs_with_allocator
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext, Launch
+
+#: Modules searched for the launches or callers of one definition.
+_MAX_CANDIDATES = 48
+_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Site:
+    """A launch or call found somewhere in the project, with the file model it lives in."""
+
+    node: ast.Call
+    ctx: "FileContext"
+    #: For a call: how many leading parameters the call does not pass (1 for ``Fn.apply``,
+    #: whose ``forward`` takes ``ctx`` first); for a launch, the ``Launch``.
+    shift: int = 0
+    launch: "Launch | None" = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.ctx.path}:{self.node.lineno}"
+
+
+class ProjectView:
+    """The recording view of the project around one checked file."""
+
+    def __init__(self, ctx: "FileContext"):
+        self.ctx = ctx
+        self.reads: dict[str, str] = {}
+        self._path = Path(ctx.path).resolve() if ctx.path and ctx.path != "-" else None
+        self.root = project_root(self._path) if self._path is not None else None
+        self._index = index_of(self.root) if self.root is not None else None
+        own = self._index.by_path.get(self._path) if self._index is not None else None
+        self.module_name = own.name if own is not None else None
+        self._own_aliases: dict[str, str] | None = None
+        self._contexts: dict[str, "FileContext"] = {}
+
+    # --- recorded facts ----------------------------------------------------------------------
+
+    def _record(self, key: str, value: str) -> None:
+        self.reads[key] = value
+
+    def runs_with_allocator(self) -> bool:
+        """Some module that runs whenever this file does calls ``triton.set_allocator``."""
+        if self._path is None:
+            return False
+        answer = runs_with_allocator(self._path)
+        self._record(f"allocator:{self._path}", "1" if answer else "0")
+        return answer
+
+    def _importers(self, module: str) -> list[str]:
+        if self._index is None:
+            return []
+        found = sorted(self._index.importers.get(module, ()))
+        self._record(f"importers:{self.root}|{module}", ",".join(found))
+        return found
+
+    def module(self, name: str) -> _modules.Module | None:
+        """Another module of the project, parsed (its bytes recorded as read)."""
+        if self._index is None or name == self.module_name:
+            return None
+        entry = self._index.by_name.get(name)
+        if entry is None:
+            return None
+        module = _modules.load(entry.path, name)
+        self._record(f"file:{entry.path}", module.digest if module is not None else "-")
+        return module
+
+    # --- names -------------------------------------------------------------------------------
+
+    def absolute(self, ctx: "FileContext", expr: ast.AST) -> str | None:
+        """The absolute dotted name ``expr`` denotes in the file of ``ctx``, re-exports followed
+        to the module that defines it."""
+        if ctx is self.ctx:
+            dotted = self._own_absolute(expr)
+        else:
+            module = self._module_of_ctx(ctx)
+            dotted = module.absolute(expr) if module is not None else None
+        return self._defined_at(dotted) if dotted is not None else None
+
+    def _own_absolute(self, expr: ast.AST) -> str | None:
+        if self.module_name is None:
+            return None
+        if self._own_aliases is None:
+            is_package = self._path is not None and self._path.name == "__init__.py"
+            self._own_aliases = _modules.absolute_aliases(self.ctx.tree, self.module_name, is_package)
+        parts: list[str] = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return None
+        base = self._own_aliases.get(expr.id)
+        if base is None:
+            if not any(d.node in self.ctx.tree.body for d in self.ctx.definitions(expr.id, self.ctx.tree)):
+                return None
+            base = f"{self.module_name}.{expr.id}"
+        return ".".join([base, *reversed(parts)])
+
+    def _defined_at(self, dotted: str) -> str:
+        """Follow ``pkg.name`` through a package that re-exports it (``from .k import name``)."""
+        if self._index is None:
+            return dotted
+        for _ in range(_modules.hops()):
+            split = _modules.split_module(dotted, self._index.by_name)
+            if split is None or not split[1] or "." in split[1]:
+                return dotted
+            module_name, attr = split
+            if module_name == self.module_name:
+                return dotted
+            module = self.module(module_name)
+            if module is None or attr not in module.aliases:
+                return dotted
+            dotted = module.aliases[attr]
+        return dotted
+
+    def _module_of_ctx(self, ctx: "FileContext") -> _modules.Module | None:
+        for name, known in self._contexts.items():
+            if known is ctx:
+                return self.module(name)
+        return None
+
+    def context_of(self, module_name: str) -> "FileContext | None":
+        """The file model of a module of the project (this file's own for its own name)."""
+        if module_name == self.module_name:
+            return self.ctx
+        module = self.module(module_name)
+        if module is None:
+            return None
+        ctx = module.context
+        self._contexts[module_name] = ctx
+        return ctx
+
+    def _module_name_of(self, ctx: "FileContext") -> str | None:
+        if ctx is self.ctx:
+            return self.module_name
+        return next((name for name, known in self._contexts.items() if known is ctx), None)
+
+    def _candidates(self, module_name: str) -> list[str]:
+        """The module itself, its importers, and the importers of packages that re-export it."""
+        names = [module_name, *self._importers(module_name)]
+        package = module_name.rsplit(".", 1)[0] if "." in module_name else None
+        while package is not None and len(names) < _MAX_CANDIDATES:
+            if package in self._index.by_name and module_name in self._index.by_name[package].imports | {
+                    i.rsplit(".", 1)[0] for i in self._index.by_name[package].imports}:
+                names.extend(self._importers(package))
+            package = package.rsplit(".", 1)[0] if "." in package else None
+        seen: list[str] = []
+        for name in names:
+            if name not in seen:
+                seen.append(name)
+        return seen[:_MAX_CANDIDATES]
+
+    # --- kernels and launches ----------------------------------------------------------------
+
+    def kernel_named(self, dotted: str) -> tuple[Kernel, "FileContext"] | None:
+        """The kernel an absolute name denotes, with the model of the file that defines it."""
+        if self._index is None:
+            return None
+        split = _modules.split_module(dotted, self._index.by_name)
+        if split is None or not split[1] or "." in split[1]:
+            return None
+        ctx = self.context_of(split[0])
+        if ctx is None:
+            return None
+        kernel = ctx.kernel_named(split[1])
+        return (kernel, ctx) if kernel is not None else None
+
+    def function_named(self, dotted: str) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, "FileContext"] | None:
+        """The top-level function an absolute name denotes, with the model of its file."""
+        if self._index is None:
+            return None
+        split = _modules.split_module(dotted, self._index.by_name)
+        if split is None or not split[1] or "." in split[1]:
+            return None
+        ctx = self.context_of(split[0])
+        if ctx is None:
+            return None
+        found = [s for s in ctx.tree.body if isinstance(s, _FUNCTION_NODES) and s.name == split[1]]
+        return (found[0], ctx) if len(found) == 1 else None
+
+    def kernel_for(self, expr: ast.AST, ctx: "FileContext | None" = None) -> tuple[Kernel, "FileContext"] | None:
+        """The kernel ``expr`` (in the file of ``ctx``, by default the checked one) names,
+        wherever it is defined."""
+        ctx = ctx or self.ctx
+        dotted = self.absolute(ctx, expr)
+        return self.kernel_named(dotted) if dotted is not None else None
+
+    def launches_of(self, kernel: Kernel, kernel_ctx: "FileContext | None" = None) -> list[Site]:
+        """Every launch of ``kernel`` in the project: in its own file and in the modules that
+        import it (directly or through a package that re-exports it)."""
+        kernel_ctx = kernel_ctx or self.ctx
+        own_module = self._module_name_of(kernel_ctx)
+        if own_module is None:  # no project: this file's own launches only
+            return [Site(l.node, kernel_ctx, launch=l) for l in kernel_ctx.launches if l.kernel is kernel]
+        target = f"{own_module}.{kernel.name}"
+        found: list[Site] = []
+        for name in self._candidates(own_module):
+            ctx = self.context_of(name)
+            if ctx is None:
+                continue
+            for launch in launch_forms(ctx, kernel):
+                if self.absolute(ctx, launch.kernel_expr) == target:
+                    found.append(Site(launch.node, ctx, launch=launch))
+        return found
+
+    def callers_of(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                   ctx: "FileContext | None" = None) -> list[Site]:
+        """The calls in the project that may call ``function`` (of the file of ``ctx``): by
+        name where it is imported, ``self.f``/``cls.f`` in its own file, and ``Fn.apply(...)``
+        for the ``forward`` of a ``torch.autograd.Function``."""
+        ctx = ctx or self.ctx
+        module_name = self._module_name_of(ctx)
+        owner = ctx.parent(function)
+        found: list[Site] = []
+        if isinstance(owner, ast.ClassDef):
+            found.extend(Site(call, ctx) for call in ctx.nodes(ast.Call)
+                         if function in ctx.local_functions_called(call)
+                         and isinstance(call.func, ast.Attribute))
+            if function.name != "forward" or module_name is None:
+                return found
+            target, attribute, shift = f"{module_name}.{owner.name}", "apply", 1
+        elif owner is ctx.tree and module_name is not None:
+            target, attribute, shift = f"{module_name}.{function.name}", None, 0
+        else:
+            return [Site(call, ctx) for call in ctx.nodes(ast.Call) if function in ctx.local_functions_called(call)]
+        for name in self._candidates(module_name):
+            other = self.context_of(name)
+            if other is None:
+                continue
+            for call in other.nodes(ast.Call):
+                func = call.func
+                if attribute is not None:
+                    if not (isinstance(func, ast.Attribute) and func.attr == attribute):
+                        continue
+                    func = func.value
+                if isinstance(func, (ast.Name, ast.Attribute)) and self.absolute(other, func) == target:
+                    found.append(Site(call, other, shift=shift))
+        return found
+
+
+def launch_forms(ctx: "FileContext", kernel: Kernel) -> Iterator["Launch"]:
+    """Calls in ``ctx`` that launch something in a form ``kernel``'s DSL uses, with ``kernel``
+    bound (the caller checks that the launched name is ``kernel``)."""
+    from kernelint.model.calls import signature_argument
+    from kernelint.model.context import Launch
+
+    for call in ctx.nodes(ast.Call):
+        func = call.func
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        if kernel.dsl == "triton" and isinstance(func, ast.Subscript):
+            yield Launch(call, "subscript", func.value, kernel, func.slice, list(call.args), keywords)
+        elif kernel.dsl == "cutile" and ctx.qualname(func) == cutile.LAUNCH:
+            signature = cutile.SIGNATURES[cutile.LAUNCH]
+            kernel_expr = signature_argument(call, signature, "kernel")
+            args = signature_argument(call, signature, "kernel_args")
+            if kernel_expr is None:
+                continue
+            arg_list = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else ([] if args is None else [args])
+            yield Launch(call, "cutile", kernel_expr, kernel, signature_argument(call, signature, "grid"), arg_list, {})
+        elif kernel.dsl == "cute" and isinstance(func, ast.Attribute) and func.attr == "launch" \
+                and isinstance(func.value, ast.Call):
+            inner = func.value
+            yield Launch(call, "cute", inner.func, kernel, keywords.get("grid"), list(inner.args),
+                         {k.arg: k.value for k in inner.keywords if k.arg})

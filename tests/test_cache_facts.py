@@ -1,0 +1,81 @@
+"""The cache and facts from other files: a cached result is served only while every fact it read
+from another module still holds, and the answer with the cache equals the answer without it."""
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+from kernelint import cache, runner
+from kernelint.config import Settings
+
+DESCRIPTOR_KERNEL = textwrap.dedent("""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def copy(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+        desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+""")
+WITH_ALLOCATOR = "import triton\nimport pkg.kernels\ntriton.set_allocator(lambda size, align, stream: None)\n"
+WITHOUT_ALLOCATOR = "import triton\nimport pkg.kernels\n"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV_DIRECTORY, str(tmp_path / "cache"))
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kernels.py").write_text(DESCRIPTOR_KERNEL)
+    return tmp_path
+
+
+def _codes(paths, use_cache=True):
+    findings = runner.check_groups({Settings(select=("KL106",)): [str(p) for p in paths]}, jobs=1,
+                                   use_cache=use_cache)
+    return sorted((f.path, f.code) for f in findings)
+
+
+def _edit(path, text):
+    time.sleep(0.01)
+    path.write_text(text)
+
+
+def test_a_module_gaining_set_allocator_clears_the_cached_finding(project):
+    kernels = project / "pkg" / "kernels.py"
+    main = project / "main.py"
+    main.write_text(WITHOUT_ALLOCATOR)
+    assert _codes([kernels]) == [(str(kernels), "KL106")]
+    _edit(main, WITH_ALLOCATOR)
+    assert _codes([kernels]) == _codes([kernels], use_cache=False) == []
+
+
+def test_a_module_losing_set_allocator_brings_the_finding_back(project):
+    kernels = project / "pkg" / "kernels.py"
+    main = project / "main.py"
+    main.write_text(WITH_ALLOCATOR)
+    assert _codes([kernels]) == []
+    _edit(main, WITHOUT_ALLOCATOR)
+    assert _codes([kernels]) == _codes([kernels], use_cache=False) == [(str(kernels), "KL106")]
+
+
+def test_a_new_importer_that_sets_the_allocator_counts(project):
+    kernels = project / "pkg" / "kernels.py"
+    assert _codes([kernels]) == [(str(kernels), "KL106")]
+    (project / "train.py").write_text(WITH_ALLOCATOR)
+    assert _codes([kernels]) == []
+
+
+def test_an_unrelated_edit_keeps_the_cached_entry(project, monkeypatch):
+    kernels = project / "pkg" / "kernels.py"
+    (project / "main.py").write_text(WITH_ALLOCATOR)
+    (project / "notes.py").write_text("x = 1\n")
+    _codes([kernels])
+    checked = []
+    real = runner.check_source
+    monkeypatch.setattr(runner, "check_source", lambda *a, **k: checked.append(a[0]) or real(*a, **k))
+    _edit(project / "notes.py", "x = 2\n")
+    assert _codes([kernels]) == []
+    assert checked == []
