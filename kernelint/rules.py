@@ -23,6 +23,16 @@ DSLS = ("triton", "cute", "cutile", "any")
 
 
 @dataclass(frozen=True)
+class Because:
+    """A fact behind a report, in words, and the node it was read from when there is one:
+    ``Because("grid axis 1 = `B * H`", entry)``. Shown with ``--show-facts``, in JSON ``facts``
+    and as SARIF ``codeFlows``."""
+
+    text: str
+    node: ast.AST | None = None
+
+
+@dataclass(frozen=True)
 class Report:
     """What a rule yields: a node (or explicit range) and a message."""
 
@@ -34,6 +44,13 @@ class Report:
     #: This finding's severity when it is not the rule's: one of the rule's ``other_severities``
     #: (a quieter case of the rule, e.g. one the evidence supports only at info). None: the rule's.
     severity: Severity | None = None
+    #: What this report is a symptom of, as a key stable under edits elsewhere (a kernel's name
+    #: and the grid axis; the shape read a product comes from). Reports of one rule in one file
+    #: with the same cause become one finding, the others its ``related`` sites, and a baseline
+    #: entry matches the cause. None: the report is its own cause.
+    cause: str | None = None
+    #: Why it fires: the facts the rule read, each a ``Because``.
+    facts: tuple[Because, ...] = ()
 
 
 class Rule:
