@@ -26,13 +26,14 @@ import time
 from pathlib import Path
 
 import kernelint
-from kernelint.findings import Confidence, Edit, Finding, Fix, Severity
+from kernelint.findings import Confidence, Edit, Fact, Finding, Fix, Severity, Site
 
 DIRECTORY = ".kernelint_cache"
 INDEX = "index.json"
 #: Overrides where the cache lives (a directory), e.g. to keep it out of a read-only checkout.
 ENV_DIRECTORY = "KERNELINT_CACHE_DIR"
-_FORMAT = 3  # 2: a finding's fix is kept; 3: the facts from other files an entry read
+_FORMAT = 4  # 2: a finding's fix is kept; 3: the facts from other files an entry read;
+#   4: a finding's related sites, facts and cause
 #: An index larger than this is ignored (and rewritten): about 300,000 files' entries.
 MAX_INDEX_BYTES = 64 * 1024 * 1024
 _STALE_TEMPORARY_S = 600
@@ -86,9 +87,17 @@ def _encode_fix(fix: Fix | None):
     return [fix.title, fix.safe, [[e.line, e.col, e.end_line, e.end_col, e.replacement] for e in fix.edits]]
 
 
+def _encode_site(site: Site | None):
+    if site is None:
+        return None
+    return [site.path, site.line, site.column, site.end_line, site.end_column, site.message]
+
+
 def _encode(findings: list[Finding]) -> list[list]:
     return [[f.line, f.column, f.end_line, f.end_column, f.code, f.name, f.severity.value,
-             f.confidence.value, f.message, _encode_fix(f.fix)] for f in findings]
+             f.confidence.value, f.message, _encode_fix(f.fix),
+             [_encode_site(s) for s in f.related], [[fact.text, _encode_site(fact.site)] for fact in f.facts],
+             f.cause] for f in findings]
 
 
 def _position_ok(n) -> bool:
@@ -106,17 +115,30 @@ def _fix_ok(fix) -> bool:
         for e in edits))
 
 
+def _site_ok(site) -> bool:
+    return (type(site) is list and len(site) == 6 and type(site[0]) is str
+            and all(_position_ok(n) for n in site[1:5]) and type(site[5]) is str)
+
+
+def _facts_ok(facts) -> bool:
+    return type(facts) is list and all(
+        type(fact) is list and len(fact) == 2 and type(fact[0]) is str and (fact[1] is None or _site_ok(fact[1]))
+        for fact in facts)
+
+
 def _row_ok(row) -> bool:
     """Whether one cached row is exactly what ``_encode`` writes: anything else (a null, a
     float, a string where a line number belongs, an unknown code) makes the entry a miss."""
-    if type(row) is not list or len(row) != 10:
+    if type(row) is not list or len(row) != 13:
         return False
-    line, column, end_line, end_column, code, name, severity, confidence, message, fix = row
+    line, column, end_line, end_column, code, name, severity, confidence, message, fix, related, facts, cause = row
     return (
         all(_position_ok(n) for n in (line, column, end_line, end_column))
         and all(type(t) is str for t in (code, name, severity, confidence, message))
         and severity in _SEVERITIES and confidence in _CONFIDENCES and code in _known_codes()
         and _fix_ok(fix)
+        and type(related) is list and all(_site_ok(site) for site in related)
+        and _facts_ok(facts) and (cause is None or type(cause) is str)
     )
 
 
@@ -141,7 +163,10 @@ def _decode(path: str, rows) -> list[Finding] | None:
     if type(rows) is not list or not all(_row_ok(row) for row in rows):
         return None
     return [Finding(path, row[0], row[1], row[2], row[3], row[4], row[5], Severity(row[6]),
-                    Confidence(row[7]), row[8], _decode_fix(row[9])) for row in rows]
+                    Confidence(row[7]), row[8], _decode_fix(row[9]),
+                    related=tuple(Site(*site) for site in row[10]),
+                    facts=tuple(Fact(text, Site(*site) if site else None) for text, site in row[11]),
+                    cause=row[12]) for row in rows]
 
 
 def _read_index(path: Path):

@@ -26,11 +26,14 @@ def _rewrite_entry(cache_dir: Path, path: Path, rows) -> None:
     index.write_text(json.dumps(data))
 
 
-GOOD_ROW = [4, 1, 4, 1, "KL001", "syntax-error", "error", "high", "file does not parse"]
+GOOD_ROW = [4, 1, 4, 1, "KL001", "syntax-error", "error", "high", "file does not parse", None,
+            [["k.py", 9, 1, 9, 5, "again"]], [["a fact", None], ["a fact at a place", ["k.py", 2, 1, 2, 3, ""]]],
+            "a cause"]
 
 
 def _row(**changes):
-    names = ["line", "column", "end_line", "end_column", "code", "name", "severity", "confidence", "message"]
+    names = ["line", "column", "end_line", "end_column", "code", "name", "severity", "confidence", "message",
+             "fix", "related", "facts", "cause"]
     return [changes.get(name, value) for name, value in zip(names, GOOD_ROW)]
 
 
@@ -44,6 +47,14 @@ def _row(**changes):
     [_row(severity="fatal")],
     [_row(code="KL999")],
     [_row()[:8]],
+    [_row()[:10]],  # a row of cache format 2 or 3: no related sites, facts or cause
+    [_row(related=[["k.py", "9", 1, 9, 5, ""]])],
+    [_row(related=[["k.py", 9, 1, 9, 5]])],
+    [_row(related=None)],
+    [_row(facts=[["a fact"]])],
+    [_row(facts=[[3, None]])],
+    [_row(facts=[["a fact", ["k.py", 2]]])],
+    [_row(cause=7)],
     [None],
     [[]],
     "rows",
@@ -59,6 +70,15 @@ def test_a_wrongly_typed_row_is_a_miss_and_is_rewritten(tmp_path, cache_dir, che
     assert run([path]) == first  # checked again, not served
     assert checked == [str(path)] * 2
     assert run([path]) == first and checked == [str(path)] * 2  # rewritten: the third run is a hit
+
+
+def test_a_well_formed_row_decodes_with_its_related_sites_facts_and_cause():
+    (finding,) = cache._decode("k.py", [GOOD_ROW])
+    assert [(s.path, s.line, s.message) for s in finding.related] == [("k.py", 9, "again")]
+    assert [f.text for f in finding.facts] == ["a fact", "a fact at a place"]
+    assert finding.facts[0].site is None and finding.facts[1].site.line == 2
+    assert finding.cause == "a cause"
+    assert cache._encode([finding]) == [GOOD_ROW]
 
 
 def _write_index(cache_dir: Path, text: str) -> None:
