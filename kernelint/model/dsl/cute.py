@@ -191,3 +191,61 @@ SMEM_HANDOFFS = frozenset({
     "sync", "producer_commit", "consumer_release", "mbarrier_arrive", "arrive", "cp_async_mbarrier_arrive",
     "cp_async_mbarrier_arrive_noinc", "barrier_cta_sync",
 })
+
+# --- versions -----------------------------------------------------------------------------------
+from kernelint.model.dsl.versioning import ADDED, CHANGED, DEPRECATED, REMOVED, ApiChange  # noqa: E402
+
+#: Distribution names a project may pin CuTe DSL under.
+DISTRIBUTIONS = ("nvidia-cutlass-dsl",)
+#: Releases kernelint knows, oldest first (CUTLASS CHANGELOG.md and PyPI, 2026-12).
+RELEASES = ("4.0.0", "4.1.0", "4.2.0", "4.2.1", "4.3.0", "4.3.1", "4.3.2", "4.3.3", "4.3.4", "4.3.5", "4.4.0",
+            "4.4.1", "4.4.2", "4.5.0", "4.5.1", "4.5.2", "4.5.3", "4.6.0", "4.6.1", "4.6.2", "4.6.3", "4.7.0",
+            "4.7.1", "4.8.0", "4.8.1")
+
+MAKE_FRAGMENT = "cutlass.cute.make_fragment"
+MAKE_RMEM_TENSOR = "cutlass.cute.make_rmem_tensor"
+MAKE_RMEM_TENSOR_LIKE = "cutlass.cute.make_rmem_tensor_like"
+RANGE_DYNAMIC = "cutlass.range_dynamic"
+DYNAMIC_EXPR = "cutlass.dynamic_expr"
+#: Behaviour: a plain ``if`` / ``while`` in a jit function is a run-time branch whatever its test.
+IF_TRACED_AT_RUN_TIME = "plain if/while in @cute.jit code is traced as a run-time branch"
+
+_API_LOG = "CUTLASS media/docs/pythonDSL/cute_dsl_api/changelog.rst"
+_CHANGELOG = "CUTLASS CHANGELOG.md"
+_WHEELS = "nvidia-cutlass-dsl wheel sources compared release by release (4.2.1, 4.3.0, 4.4.0, 4.5.0, 4.8.1)"
+
+#: When CuTe DSL APIs and behaviours appeared, were deprecated, removed or changed.
+API_CHANGES: tuple[ApiChange, ...] = (
+    ApiChange(MAKE_RMEM_TENSOR, ADDED, "4.3.0", _API_LOG + " 4.3.0 ('make_rmem_tensor ... replace make_fragment'); "
+              + _WHEELS),
+    ApiChange(MAKE_RMEM_TENSOR_LIKE, ADDED, "4.3.0", _API_LOG + " 4.3.0; " + _WHEELS),
+    ApiChange(MAKE_FRAGMENT, DEPRECATED, "4.3.0", _WHEELS + " (cute/tensor.py: @deprecated('`make_fragment` is "
+              "deprecated, use `make_rmem_tensor` instead') from 4.3.0)", replacement=MAKE_RMEM_TENSOR, mechanical=True),
+    ApiChange(MAKE_FRAGMENT, REMOVED, "4.6.0", _CHANGELOG + " 4.6.0 ('Long-deprecated API clean-up ... cute.make_fragment, "
+              "please use cute.make_rmem_tensor instead'); CUTLASS PR #3285", replacement=MAKE_RMEM_TENSOR,
+              mechanical=True),
+    ApiChange("cutlass.cute.core.ThrMma", DEPRECATED, "4.3.0", _WHEELS + " (cute/core.py keeps `core.ThrMma` as "
+              "'Deprecated usage' from 4.3.0)", replacement="cutlass.cute.ThrMma", mechanical=True),
+    ApiChange("cutlass.cute.core.ThrMma", REMOVED, "4.6.0", _CHANGELOG + " 4.6.0 ('cute.core.ThrMma, please use "
+              "cute.ThrMma instead')", replacement="cutlass.cute.ThrMma", mechanical=True),
+    ApiChange("cutlass.cute.core.ThrCopy", DEPRECATED, "4.3.0", _WHEELS + " (the same comment)",
+              replacement="cutlass.cute.ThrCopy", mechanical=True),
+    ApiChange("cutlass.cute.core.ThrCopy", REMOVED, "4.6.0", _CHANGELOG + " 4.6.0 ('cute.core.ThrCopy, please use "
+              "cute.ThrCopy instead')", replacement="cutlass.cute.ThrCopy", mechanical=True),
+    ApiChange(RANGE_DYNAMIC, DEPRECATED, "4.1.0", _API_LOG + " 4.1.0 ('Deprecated cutlass.range_dynamic, please "
+              "replace with range or cutlass.range')", replacement="range or cutlass.range"),
+    ApiChange(DYNAMIC_EXPR, DEPRECATED, "4.1.0", _API_LOG + " 4.1.0 ('Deprecated cutlass.dynamic_expr, please "
+              "remove it')", replacement="the bare expression"),
+    *(ApiChange(f"cutlass.utils.{helpers}.SMEM_CAPACITY", DEPRECATED, "4.1.0", _API_LOG + " 4.1.0 "
+                "('<arch>_utils.SMEM_CAPACITY[\"<arch_str>\"] is now deprecated')",
+                replacement="cutlass.utils.get_smem_capacity_in_bytes")
+      for helpers in ("ampere_helpers", "hopper_helpers", "blackwell_helpers")),
+    *(ApiChange(f"cutlass.utils.{helpers}.SMEM_CAPACITY", REMOVED, "4.3.0", _API_LOG + " 4.3.0 ('Removed "
+                "deprecated cutlass.<arch>_utils.SMEM_CAPACITY'); " + _WHEELS,
+                replacement="cutlass.utils.get_smem_capacity_in_bytes")
+      for helpers in ("ampere_helpers", "hopper_helpers", "blackwell_helpers")),
+    ApiChange("cutlass.utils.ampere_helpers", REMOVED, "4.3.0", _API_LOG + " 4.3.0 ('Removed ... "
+              "cutlass.utils.ampere_helpers'); " + _WHEELS),
+    ApiChange(IF_TRACED_AT_RUN_TIME, CHANGED, "4.1.0", _API_LOG + " 4.1.0 ('while/if now by default generates "
+              "codes and executes at runtime unless cutlass.const_expr is specified for the predicate')"),
+)

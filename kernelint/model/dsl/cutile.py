@@ -67,3 +67,36 @@ DTYPES = FLOAT_TYPES | INT_TYPES
 #: Grid must be a tuple``; ``ValueError: Grid dimensions must be at most 3``); shorter tuples are
 #: padded with 1s.
 MAX_GRID_DIMS = 3
+
+# --- versions -----------------------------------------------------------------------------------
+from kernelint.model.dsl.versioning import ADDED, CHANGED, ApiChange  # noqa: E402
+
+#: Distribution names a project may pin cuTile under.
+DISTRIBUTIONS = ("cuda-tile",)
+#: Releases kernelint knows, oldest first (cutile-python CHANGELOG.md and PyPI, 2026-12).
+RELEASES = ("1.0.0", "1.0.1", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0", "1.6.0", "1.7.0")
+
+#: Behaviours the version table records.
+LOOP_FIRST_ASSIGNMENT_ERROR = "a variable first assigned in a for loop and read after it is an error"
+CONSTANT_OMITTED_FROM_ABI = "parameters annotated ct.Constant are left out of the compiled kernel's ABI"
+
+_CHANGELOG = "cutile-python CHANGELOG.md"
+
+#: When cuTile APIs and behaviours appeared or changed (release notes of NVIDIA/cutile-python).
+API_CHANGES: tuple[ApiChange, ...] = (
+    ApiChange(LOOP_FIRST_ASSIGNMENT_ERROR, CHANGED, "1.1.0", _CHANGELOG + " 1.1.0 ('Stricter rules for "
+              "potentially-undefined variable detection: if a variable is first assigned inside a for loop, and "
+              "then used after the loop, it is now an error')"),
+    ApiChange(CONSTANT_OMITTED_FROM_ABI, CHANGED, "1.3.0", _CHANGELOG + " 1.3.0, ABI Changes ('Change kernel ABI "
+              "convention to omit parameters annotated with cuda.tile.Constant')",
+              note="matters to code that launches an exported (ahead-of-time) kernel by hand; ct.launch is unchanged"),
+    ApiChange(CT + "abs", ADDED, "1.1.0", _CHANGELOG + " 1.1.0 ('Add ct.abs() for completeness')"),
+    ApiChange(CT + "reduce", ADDED, "1.1.0", _CHANGELOG + " 1.1.0 ('Add support for custom reduction via ct.reduce()')"),
+    ApiChange(CT + "atan2", ADDED, "1.2.0", _CHANGELOG + " 1.2.0 ('Add ct.atan2(y, x)')"),
+    ApiChange(CT + "static_iter", ADDED, "1.2.0", _CHANGELOG + " 1.2.0 ('Add ct.static_iter keyword')"),
+    ApiChange(CT + "compiler_timeout", ADDED, "1.3.0", _CHANGELOG + " 1.3.0 ('Add API function compiler_timeout()')"),
+    ApiChange(CT + "mma_scaled", ADDED, "1.4.0", _CHANGELOG + " 1.4.0 ('Add ct.mma_scaled() operation')"),
+    ApiChange(CT + "assume_divisible_by", ADDED, "1.5.0", _CHANGELOG + " 1.5.0 ('Add ct.assume_divisible_by(x, "
+              "divisor)')"),
+    ApiChange(CT + "ensure_constant", ADDED, "1.6.0", _CHANGELOG + " 1.6.0 ('Add ct.ensure_constant()')"),
+)

@@ -123,3 +123,108 @@ BITS: dict[str, int] = {
     **{f"{s}int{b}": b for s in ("", "u") for b in (8, 16, 32, 64)},
     "int1": 8, **{n: 8 for n in FLOAT_LOW if n.startswith("float8")},
 }
+
+# --- versions -----------------------------------------------------------------------------------
+from kernelint.model.dsl.versioning import ADDED, CHANGED, DEPRECATED, REMOVED, ApiChange  # noqa: E402
+
+#: Distribution names a project may pin Triton under.
+DISTRIBUTIONS = ("triton", "pytorch-triton")
+#: Releases kernelint knows, oldest first (PyPI; ``pip index versions triton``, 2026-12). The
+#: newest is the target when a project pins nothing and none is installed.
+RELEASES = ("1.0.0", "1.1.1", "2.0.0", "2.1.0", "2.2.0", "2.3.0", "2.3.1", "3.0.0", "3.1.0", "3.2.0",
+            "3.3.0", "3.3.1", "3.4.0", "3.5.0", "3.5.1", "3.6.0", "3.7.0", "3.7.1", "3.8.0", "3.9.0")
+
+TOOLS_EXPERIMENTAL_DESCRIPTOR = "triton.tools.experimental_descriptor"
+TOOLS_TENSOR_DESCRIPTOR = "triton.tools.tensor_descriptor"
+EXPERIMENTAL_DESCRIPTOR_LOAD = TL + "_experimental_descriptor_load"
+EXPERIMENTAL_DESCRIPTOR_STORE = TL + "_experimental_descriptor_store"
+EXPERIMENTAL_MAKE_TENSOR_DESCRIPTOR = TL + "_experimental_make_tensor_descriptor"
+LOAD_TENSOR_DESCRIPTOR = TL + "load_tensor_descriptor"
+STORE_TENSOR_DESCRIPTOR = TL + "store_tensor_descriptor"
+DO_BENCH = "triton.testing.do_bench"
+#: Behaviours (not names) the version table records.
+NON_CONSTEXPR_GLOBALS_REJECTED = "reading a module global that is not tl.constexpr(...) in @jit code"
+ANNOTATED_GLOBALS_REJECTED = "reading a module global annotated `X: tl.constexpr = v` in @jit code"
+META_KERNELS = "kernels that take **meta and read meta['NAME'] (Triton 1.x)"
+AUTOTUNE_UNKNOWN_KEY_RAISES = "autotune key naming no kernel parameter raises ValueError"
+TENSOR_AND_OR = "Python `and` / `or` on non-scalar tensors in @jit code"
+
+_WHEELS = "PyPI wheel sources compared release by release (triton/language/__init__.py, core.py)"
+_PR6488 = "triton PR #6488 ('[BC-Breaking] Kill experimental descriptor APIs'); " + _WHEELS
+
+#: When Triton APIs and behaviours appeared, were deprecated, removed or changed. Every version
+#: was read from the released wheels' sources (3.0.0 to 3.9.0 from PyPI, 1.0.0/1.1.1/2.0.0/2.3.1
+#: for the older rows) and is cited with the pull request or thread that explains it.
+API_CHANGES: tuple[ApiChange, ...] = (
+    # The experimental TMA descriptor API (PR #3739) and its removal.
+    ApiChange(EXPERIMENTAL_DESCRIPTOR_LOAD, REMOVED, "3.4.0", _PR6488,
+              replacement="a tensor descriptor's `.load(offsets)` (tl.make_tensor_descriptor or a host "
+                          "TensorDescriptor)"),
+    ApiChange(EXPERIMENTAL_DESCRIPTOR_STORE, REMOVED, "3.4.0", _PR6488,
+              replacement="a tensor descriptor's `.store(offsets, value)`"),
+    ApiChange(TL + "_experimental_reinterpret_tensor_descriptor", REMOVED, "3.4.0", _PR6488,
+              replacement="a host TensorDescriptor passed as the kernel argument"),
+    ApiChange(EXPERIMENTAL_MAKE_TENSOR_DESCRIPTOR, ADDED, "3.3.0", _WHEELS + " (absent in 3.2.0)"),
+    ApiChange(EXPERIMENTAL_MAKE_TENSOR_DESCRIPTOR, REMOVED, "3.4.0", _PR6488,
+              replacement=MAKE_TENSOR_DESCRIPTOR, mechanical=True),
+    ApiChange(MAKE_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _WHEELS + " (3.3 spells it _experimental_make_tensor_descriptor)"),
+    ApiChange(LOAD_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _WHEELS),
+    ApiChange(STORE_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _WHEELS),
+    ApiChange(TOOLS_EXPERIMENTAL_DESCRIPTOR, ADDED, "3.2.0", _WHEELS + " (triton/tools/experimental_descriptor.py)"),
+    ApiChange(TOOLS_EXPERIMENTAL_DESCRIPTOR, REMOVED, "3.4.0", _PR6488 + " (renamed triton.tools.tensor_descriptor)",
+              replacement=TOOLS_TENSOR_DESCRIPTOR),
+    ApiChange(TOOLS_EXPERIMENTAL_DESCRIPTOR + ".create_1d_tma_descriptor", REMOVED, "3.4.0", _PR6488,
+              replacement="triton.tools.tensor_descriptor.TensorDescriptor.from_tensor"),
+    ApiChange(TOOLS_EXPERIMENTAL_DESCRIPTOR + ".create_2d_tma_descriptor", REMOVED, "3.4.0", _PR6488,
+              replacement="triton.tools.tensor_descriptor.TensorDescriptor.from_tensor"),
+    ApiChange(TOOLS_EXPERIMENTAL_DESCRIPTOR + ".TmaDescKernelParam", REMOVED, "3.4.0", _PR6488,
+              replacement="triton.tools.tensor_descriptor.TensorDescriptor"),
+    ApiChange(TOOLS_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _PR6488),
+    ApiChange(HOST_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _PR6488),
+    *(ApiChange(TL + "extra.libdevice." + name, REMOVED, "3.4.0", _PR6488)
+      for name in ("experimental_device_tensormap_create1d", "experimental_device_tensormap_create2d",
+                   "experimental_tensormap_fenceproxy_acquire")),
+    # The allocator that device-side descriptors draw their scratch memory from.
+    ApiChange(SET_ALLOCATOR, ADDED, "3.3.0", _WHEELS + " (triton/runtime/_allocation.py first ships in 3.3.0; "
+              "not in 3.2.0)"),
+    # Block pointers, replaced by tensor descriptors.
+    ApiChange(MAKE_BLOCK_PTR, DEPRECATED, "3.7.0",
+              "triton PR #9667 (warns 'tl.make_block_ptr is deprecated'); " + _WHEELS + " (3.6.0 does not warn)",
+              replacement="tl.make_tensor_descriptor or a host TensorDescriptor"),
+    ApiChange(MAKE_BLOCK_PTR, REMOVED, "3.9.0",
+              "triton PR #10833 ('Remove block pointer support'); " + _WHEELS + " (3.9.0 raises "
+              "NotImplementedError; 3.8.0 from PyPI still warns: its release branch kept block pointers)",
+              replacement="tl.make_tensor_descriptor or a host TensorDescriptor"),
+    ApiChange(ADVANCE, REMOVED, "3.9.0", "triton PR #10833; " + _WHEELS + " (3.9.0 has no tl.advance)",
+              replacement="offsets passed to the descriptor's .load/.store"),
+    # Keywords.
+    ApiChange(DOT + "(allow_tf32=)", DEPRECATED, "3.0.0",
+              "triton PR #3234 (input_precision) and PR #3498 (allow_tf32 kept, documented '*Deprecated.*'); "
+              "the docstring says so from 3.0.0 to 3.9.0, which still accept it",
+              replacement="input_precision=", mechanical=True),
+    ApiChange(DO_BENCH + "(fast_flush=)", REMOVED, "3.2.0",
+              "triton PR #4485 ('Remove the fast_flush parameter from do_bench'); FlashMLA PR #12; " + _WHEELS
+              + " (triton/testing.py)", replacement="nothing: drop the argument", mechanical=True),
+    ApiChange(AUTOTUNE + "(warmup=)", DEPRECATED, "3.2.0",
+              _WHEELS + " (triton/runtime/autotuner.py warns 'warmup, rep, and use_cuda_graph parameters are "
+              "deprecated' from 3.2.0; still accepted in 3.9.0)", replacement="do_bench="),
+    ApiChange(AUTOTUNE + "(rep=)", DEPRECATED, "3.2.0", _WHEELS + " (the same warning)", replacement="do_bench="),
+    ApiChange(AUTOTUNE + "(use_cuda_graph=)", DEPRECATED, "3.2.0", _WHEELS + " (the same warning)",
+              replacement="do_bench="),
+    # Behaviours.
+    ApiChange(NON_CONSTEXPR_GLOBALS_REJECTED, CHANGED, "3.0.0",
+              "FlagGems PR #118, fms-acceleration issue #56; " + _WHEELS + " (compiler/code_generator.py "
+              "'Cannot access global variable' from 3.0.0; absent in 2.3.1)"),
+    ApiChange(ANNOTATED_GLOBALS_REJECTED, CHANGED, "3.3.0",
+              "triton PR #5961; tritonbench PR #245; fms-acceleration PR #148; " + _WHEELS + " (3.2.0 still "
+              "reads the module's __annotations__; 3.3.0 does not)"),
+    ApiChange(META_KERNELS, CHANGED, "2.0.0",
+              "wheel sources: 1.0.0 and 1.1.1 code_gen.py bind a kernel's **meta to the launch keywords; "
+              "2.0.0's compiler has no such binding"),
+    ApiChange(AUTOTUNE_UNKNOWN_KEY_RAISES, CHANGED, "3.9.0",
+              "triton PR #11602; " + _WHEELS + " (3.9.0 autotuner.py raises 'contains names that are not "
+              "kernel arguments'; 3.8.0 does not)"),
+    ApiChange(TENSOR_AND_OR, DEPRECATED, "3.4.0",
+              "pytorch issue #158463; " + _WHEELS + " (code_generator.py warns from 3.4.0)",
+              replacement="`&` / `|`"),
+)
