@@ -21,7 +21,8 @@ from kernelint.model import calls_graph
 from kernelint.model.calls import argument, signature_argument
 from kernelint.model.dataflow import reaches
 from kernelint.model.dsl import cutile
-from kernelint.model.reaching import reaching_definitions, value_at
+from kernelint.model.reaching import reaching_definitions, value_at, walk_value
+from kernelint.model.sizes import power_of_two_ceiling
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -142,6 +143,9 @@ class _Shapes:
         func = expr.func
         if name in (cutile.LOAD, cutile.FULL, cutile.ZEROS, cutile.ONES, cutile.CT + "reshape"):
             return tuple_entries(ctx, signature_argument(expr, cutile.SIGNATURES[name], "shape"))
+        if name == cutile.ARANGE:
+            size = signature_argument(expr, cutile.SIGNATURES[name], "size")
+            return [size] if size is not None else None
         if name == cutile.ASTYPE and expr.args:
             return self.of(expr.args[0], depth - 1)
         if name == cutile.MMA:
@@ -335,3 +339,166 @@ def _non_tuple_kind(ctx: "FileContext", expr: ast.expr) -> str | None:
             if func.id == "list":
                 return "list"
     return None
+
+
+# --- partial tiles -------------------------------------------------------------------------------
+
+def elementwise_loads(ctx: "FileContext", expr: ast.expr) -> list[ast.Call]:
+    """The ``ct.load`` calls whose tile ``expr`` is computed from element by element: through
+    names, arithmetic, ``astype`` and the elementwise functions of ``cutile.ELEMENTWISE_FUNCTIONS``,
+    so each lane of ``expr`` comes from the same lane of the loaded tile. Any other call stops the
+    walk: ``ct.where`` (which is how a kernel masks padding), reshapes, ``ct.mma``, reductions."""
+    found: list[ast.Call] = []
+
+    def descend(node: ast.AST) -> bool:
+        if isinstance(node, ast.Call):
+            name = ctx.call_name(node)
+            if name == cutile.LOAD:
+                found.append(node)
+                return False
+            if name in cutile.ELEMENTWISE_FUNCTIONS:
+                return True
+            return name is None and isinstance(node.func, ast.Attribute) and node.func.attr == "astype"
+        return isinstance(node, (ast.Name, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Attribute))
+
+    walk_value(ctx, expr, descend, _DEPTH)
+    return found
+
+
+def reduced_axes(ctx: "FileContext", reduction: ast.Call, rank: int) -> set[int] | None:
+    """The axes (counted from the end, ``-1`` the last) that ``reduction`` reduces a tile of
+    ``rank`` axes over: all of them for ``axis=None``; None when the axis cannot be read."""
+    signature = cutile.SIGNATURES[ctx.call_name(reduction)]
+    axis = signature_argument(reduction, signature, "axis")
+    if axis is None or (isinstance(axis, ast.Constant) and axis.value is None):
+        return set(range(-rank, 0))
+    entries = axis.elts if isinstance(axis, ast.Tuple) else [axis]
+    axes = set()
+    for entry in entries:
+        value = ctx.resolve_int(entry)
+        if value is None or not -rank <= value < rank:
+            return None
+        axes.add(value - rank if value >= 0 else value)
+    return axes
+
+
+@dataclass(frozen=True)
+class PartialAxis:
+    """An axis (counted from the end) along which a ``ct.load`` tile can reach past the array,
+    with the source that shows it: ``reason`` says how, ``site`` is where."""
+
+    axis: int
+    reason: str
+    site: ast.AST
+
+
+def partial_axes(ctx: "FileContext", load: ast.Call) -> list[PartialAxis]:
+    """The axes along which ``load``'s tile provably may extend past the array for some sizes:
+
+    - its index on that axis is the variable of a loop over a rounded-up count of tiles of that
+      extent (``for j in range(ct.cdiv(N, TILE))``, ``range(ct.num_tiles(x, axis, shape))``,
+      ``(N + TILE - 1) // TILE``): the last tile is partial unless ``N`` is a multiple of ``TILE``;
+    - its index on that axis is 0 and the extent is a kernel parameter that every launch of the
+      file passes a power-of-two ceiling of a size for (``TILE_N = next_power_of_2(N)``): one
+      tile spans the axis and overhangs it unless ``N`` is a power of two.
+
+    Nothing is claimed where the sizes come from elsewhere."""
+    signature = cutile.SIGNATURES[cutile.LOAD]
+    index = tuple_entries(ctx, signature_argument(load, signature, "index"))
+    shape = tuple_entries(ctx, signature_argument(load, signature, "shape"))
+    if not index or not shape or len(index) != len(shape):
+        return []
+    rank = len(shape)
+    found = []
+    for position, (entry, extent) in enumerate(zip(index, shape)):
+        if ctx.resolve_int(extent) == 1:
+            continue
+        loop = _tile_count_loop(ctx, entry, extent, position, rank)
+        if loop is not None:
+            found.append(PartialAxis(position - rank, f"`{ast.unparse(loop.iter)}` rounds the tile count up", loop))
+            continue
+        if ctx.resolve_int(entry) == 0:
+            launch_site = _power_of_two_extent(ctx, load, extent)
+            if launch_site is not None:
+                found.append(PartialAxis(position - rank, f"the launch rounds `{ast.unparse(extent)}` up to a power of "
+                                                          f"two of `{ast.unparse(launch_site)}`", launch_site))
+    return found
+
+
+def _same_extent(ctx: "FileContext", a: ast.expr, b: ast.expr) -> bool:
+    if ast.dump(a) == ast.dump(b):
+        return True
+    known = ctx.resolve_int(a)
+    return known is not None and known == ctx.resolve_int(b)
+
+
+def _tile_count_loop(ctx: "FileContext", entry: ast.expr, extent: ast.expr, position: int, rank: int) -> ast.For | None:
+    """The ``for`` loop whose variable ``entry`` is, when it runs over a rounded-up count of tiles
+    of ``extent`` along axis ``position``."""
+    if not isinstance(entry, ast.Name):
+        return None
+    definitions = reaching_definitions(ctx, entry)
+    if len(definitions) != 1:
+        return None
+    definition = definitions[0]
+    if definition.kind == "assign" and isinstance(definition.value, ast.Name):
+        return _tile_count_loop(ctx, definition.value, extent, position, rank)
+    loop = definition.node
+    if definition.kind != "loop" or not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
+        return None
+    iterator = loop.iter
+    if not (isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name) and iterator.func.id == "range"
+            and 1 <= len(iterator.args) <= 3 and not ctx.definitions("range", iterator)):
+        return None
+    stop = iterator.args[0] if len(iterator.args) == 1 else iterator.args[1]
+    if len(iterator.args) == 3 and ctx.resolve_int(iterator.args[2]) != 1:
+        return None
+    return loop if any(_rounds_up_count(ctx, value, extent, position, rank) for value in _values(ctx, stop)) else None
+
+
+def _values(ctx: "FileContext", expr: ast.expr) -> list[ast.expr]:
+    values = list(ctx.values_of(expr))
+    return [] if any(v is None for v in values) else values
+
+
+def _rounds_up_count(ctx: "FileContext", value: ast.expr, extent: ast.expr, position: int, rank: int) -> bool:
+    """``ct.cdiv(N, extent)``, ``ct.num_tiles(x, axis=position, shape=...)`` or
+    ``(N + extent - 1) // extent``."""
+    name = ctx.call_name(value) if isinstance(value, ast.Call) else None
+    if name == cutile.CDIV:
+        divisor = signature_argument(value, cutile.SIGNATURES[cutile.CDIV], "y")
+        return divisor is not None and _same_extent(ctx, divisor, extent)
+    if name == cutile.NUM_TILES:
+        axis = ctx.resolve_int(signature_argument(value, cutile.SIGNATURES[cutile.NUM_TILES], "axis"))
+        tile = tuple_entries(ctx, signature_argument(value, cutile.SIGNATURES[cutile.NUM_TILES], "shape"))
+        if axis is None or not tile or len(tile) != rank:
+            return False
+        return axis % rank == position and _same_extent(ctx, tile[position], extent)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.FloorDiv) and _same_extent(ctx, value.right, extent):
+        numerator = value.left
+        return (isinstance(numerator, ast.BinOp) and isinstance(numerator.op, ast.Sub)
+                and ctx.resolve_int(numerator.right) == 1 and isinstance(numerator.left, ast.BinOp)
+                and isinstance(numerator.left.op, ast.Add) and _same_extent(ctx, numerator.left.right, extent))
+    return False
+
+
+def _power_of_two_extent(ctx: "FileContext", load: ast.Call, extent: ast.expr) -> ast.expr | None:
+    """The size every launch of ``load``'s kernel rounds up to a power of two to pass as the
+    kernel parameter ``extent``; None when a launch passes anything else or there is none."""
+    if not isinstance(extent, ast.Name):
+        return None
+    definitions = ctx.definitions(extent.id, extent)
+    if len(definitions) != 1 or definitions[0].kind != "param":
+        return None
+    kernel = ctx.kernel_of(load, "cutile")
+    if kernel is None or kernel.node is not ctx.function_of(load):
+        return None
+    launches = [launch for launch in ctx.launches_of("cutile") if launch.kernel is kernel]
+    found = None
+    for launch in launches:
+        passed = launch.bound_arguments().get(extent.id)
+        rounded = power_of_two_ceiling(ctx, passed) if passed is not None else None
+        if rounded is None:
+            return None
+        found = found or rounded
+    return found

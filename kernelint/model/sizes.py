@@ -101,3 +101,63 @@ def product_factors(ctx: "FileContext", expr: ast.expr, depth: int = 0) -> list[
             if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
                 return product_factors(ctx, value, depth + 1)
     return [expr]
+
+
+#: Functions that round their argument up to a power of two (``triton.next_power_of_2`` and the
+#: helpers projects write for the same thing when they do not import Triton).
+_POWER_OF_TWO_CEILINGS = frozenset({"next_power_of_2", "next_power_of_two", "next_pow2", "_next_power_of_2"})
+
+
+def power_of_two_ceiling(ctx: "FileContext", expr: ast.expr, depth: int = 0) -> ast.expr | None:
+    """The value ``expr`` rounds up to a power of two, when every value it may have does so with
+    the same expression: ``next_power_of_2(N)``, ``1 << (N - 1).bit_length()``,
+    ``2 ** (N - 1).bit_length()``, ``2 ** math.ceil(math.log2(N))``, or ``max(16, ...)`` of one.
+    None when a value is anything else or the rounded value is a constant (nothing is rounded)."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        found = None
+        values = list(ctx.values_of(expr))
+        for value in values:
+            rounded = power_of_two_ceiling(ctx, value, depth + 1) if value is not None else None
+            if rounded is None or (found is not None and ast.dump(found) != ast.dump(rounded)):
+                return None
+            found = rounded
+        return found
+    rounded = _rounded_operand(expr)
+    if rounded is None and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "max":
+        inner = [power_of_two_ceiling(ctx, a, depth + 1) for a in expr.args]
+        inner = [r for r in inner if r is not None]
+        rounded = inner[0] if len(inner) == 1 else None
+        return rounded
+    if rounded is None or ctx.resolve_int(rounded) is not None:
+        return None
+    return rounded
+
+
+def _rounded_operand(expr: ast.expr) -> ast.expr | None:
+    """``N`` of one power-of-two ceiling form written out (see ``power_of_two_ceiling``)."""
+    from kernelint.model.calls import callee_name
+
+    if isinstance(expr, ast.Call) and callee_name(expr.func) in _POWER_OF_TWO_CEILINGS and len(expr.args) == 1:
+        return expr.args[0]
+    if not isinstance(expr, ast.BinOp):
+        return None
+    base, exponent = expr.left, expr.right
+    shift = isinstance(expr.op, ast.LShift) and isinstance(base, ast.Constant) and base.value == 1
+    power = isinstance(expr.op, ast.Pow) and isinstance(base, ast.Constant) and base.value == 2
+    if not (shift or power):
+        return None
+    # (N - 1).bit_length()
+    if (isinstance(exponent, ast.Call) and isinstance(exponent.func, ast.Attribute)
+            and exponent.func.attr == "bit_length" and not exponent.args):
+        operand = exponent.func.value
+        if isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Sub):
+            return operand.left
+        return operand
+    # math.ceil(math.log2(N))
+    if (isinstance(exponent, ast.Call) and callee_name(exponent.func) == "ceil" and len(exponent.args) == 1
+            and isinstance(exponent.args[0], ast.Call) and callee_name(exponent.args[0].func) == "log2"
+            and len(exponent.args[0].args) == 1):
+        return exponent.args[0].args[0]
+    return None

@@ -29,6 +29,11 @@ FULL = CT + "full"
 ZEROS = CT + "zeros"
 ONES = CT + "ones"
 CDIV = CT + "cdiv"
+NUM_TILES = CT + "num_tiles"
+ARANGE = CT + "arange"
+WHERE = CT + "where"
+GATHER = CT + "gather"
+PADDING_MODE = CT + "PaddingMode"
 # cuTile has no erf (cuda-tile 1.7.0: no ``erf`` in ``cuda.tile`` or its ``_stub.py``); kernels
 # that need it write a polynomial of their own, so KL104's dtype check has nothing to read here.
 
@@ -38,6 +43,24 @@ SAME_TILE_FUNCTIONS = frozenset(CT + n for n in (
 ))
 #: The same operations as ``Tile`` methods (``x.reshape(...)``, ``x.astype(...)``).
 TILE_METHODS = frozenset({"reshape", "permute", "transpose", "extract", "astype"})
+
+#: Reductions over tile axes (``_stub.py``: ``sum(x, /, axis=None, *, keepdims=False)``) and the
+#: padding whose value leaves each one unchanged: ``None`` where no ``PaddingMode`` is neutral.
+REDUCTION_IDENTITY = {
+    CT + "sum": "ZERO",
+    CT + "max": "NEG_INF",
+    CT + "argmax": "NEG_INF",
+    CT + "min": "POS_INF",
+    CT + "argmin": "POS_INF",
+    CT + "prod": None,
+}
+#: Functions that compute each element of their result from the same element of their tile
+#: operands (``_stub.py``), so a tile's padded lanes stay in the same lanes of the result.
+ELEMENTWISE_FUNCTIONS = frozenset(CT + n for n in (
+    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+    "floor", "ceil", "abs", "negative", "add", "sub", "mul", "truediv", "floordiv", "pow", "mod",
+    "minimum", "maximum", "astype",
+))
 
 SIGNATURES: dict[str, tuple[str, ...]] = {
     LAUNCH: ("stream", "grid", "kernel", "kernel_args"),
@@ -51,6 +74,10 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     ZEROS: ("shape", "dtype"),
     ONES: ("shape", "dtype"),
     CT + "reshape": ("x", "shape"),
+    NUM_TILES: ("array", "axis", "shape"),
+    ARANGE: ("size",),
+    CDIV: ("x", "y"),
+    **{name: ("x", "axis") for name in REDUCTION_IDENTITY},
 }
 
 #: Element types (``ct.float32``, ...; ``_datatype.py``). ``tfloat32`` is the tensor-core input
