@@ -69,8 +69,11 @@ def fingerprint() -> str:
     return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
 
 
-def config_key(codes, target_arch: str | None) -> str:
-    return ",".join(sorted(codes)) + "|" + (target_arch or "")
+def config_key(codes, target_arch: str | None, target_versions=None) -> str:
+    """The effective config of a file: selected codes, target architecture and the DSL releases it
+    targets (``kernelint.versions.Targets``; findings depend on them and name them)."""
+    versions = target_versions.key() if target_versions is not None else ""
+    return ",".join(sorted(codes)) + "|" + (target_arch or "") + "|" + versions
 
 
 def digest(key: str, data: bytes) -> str:

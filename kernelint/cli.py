@@ -46,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
                            help="codes, prefixes or names to skip, added to the config's ignore")
     selection.add_argument("--extend-select", type=_csv, metavar="CODES", help="add to the selected rules")
     selection.add_argument("--target-arch", metavar="SM", help="GPU architecture the code targets, e.g. sm_90")
+    for flag, what in (("--triton-version", "Triton"), ("--cutlass-dsl-version", "CuTe DSL (nvidia-cutlass-dsl)"),
+                       ("--cuda-tile-version", "cuTile (cuda-tile)")):
+        selection.add_argument(flag, metavar="X.Y.Z", dest=flag[2:].replace("-", "_"),
+                               help=f"{what} release the code targets (default: what the project pins, "
+                                    "else the installed one, else the newest kernelint knows)")
     selection.add_argument("--config", metavar="FILE",
                            help="read settings from this pyproject.toml or kernelint.toml only")
 
@@ -128,6 +133,13 @@ def _with_flags(settings, args):
         if not args.select:
             raise UsageError("--select '' selects no rule; leave --select out for the configured rules")
         settings = settings.overridden(select=tuple(args.select), ignore=(), extend_select=())
+    from kernelint.config import with_target_versions
+
+    settings = with_target_versions(settings, {
+        "--triton-version": getattr(args, "triton_version", None),
+        "--cutlass-dsl-version": getattr(args, "cutlass_dsl_version", None),
+        "--cuda-tile-version": getattr(args, "cuda_tile_version", None),
+    })
     return settings.overridden(
         ignore=(*settings.ignore, *args.ignore) if args.ignore else None,
         extend_select=(*settings.extend_select, *args.extend_select) if args.extend_select else None,
@@ -241,11 +253,13 @@ def _files(args, settings):
 def _show_settings(args, rules) -> int:
     from kernelint.config import is_excluded, selected_codes
     from kernelint.frontend import options_for
+    from kernelint.versions import SETTINGS, targets_for_settings
 
     path = Path(args.show_settings)
     settings = _settings(args, path.resolve().parent if not path.is_dir() else path)
     selected = selected_codes(settings, rules)
     options = options_for(str(path), settings)
+    targets = targets_for_settings(path / "__init__.py" if path.is_dir() else path, settings)
     excluded = is_excluded(settings, path)
     lines = [
         f"file: {path}",
@@ -257,6 +271,8 @@ def _show_settings(args, rules) -> int:
         f"per-file-ignores: {dict(settings.per_file_ignores)}",
         f"exclude: {list(settings.exclude)}",
         f"target-arch: {settings.target_arch}",
+        *(f"{SETTINGS[target.dsl][0]}: {target.text} ({target.source})"
+          for target in (targets.triton, targets.cute, targets.cutile)),
         f"excluded: {'yes (skipped in a directory walk and with --force-exclude)' if excluded else 'no'}",
         f"selected rules: {', '.join(sorted(selected))}",
         f"rules run on this file: {', '.join(sorted(options.codes)) or '(none)'}",

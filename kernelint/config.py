@@ -28,6 +28,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 CONFIG_NAMES = ("kernelint.toml", "pyproject.toml")
+#: ``[tool.kernelint]`` keys that fix a DSL's target release (``kernelint.versions``).
+VERSION_KEYS = {"triton-version": "triton", "cutlass-dsl-version": "cute", "cuda-tile-version": "cutile"}
 _KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "target-arch")
 
 
@@ -43,6 +45,9 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = ()
     target_arch: str | None = None
+    #: ``(dsl, version, where)`` for each DSL whose target release the configuration or the command
+    #: line fixes; the others follow the project's pins (``kernelint.versions.targets_for``).
+    target_versions: tuple[tuple[str, str, str], ...] = ()
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the configuration file read, if any
 
@@ -151,7 +156,7 @@ def read_settings(path: Path) -> Settings:
     if table is None:
         raise ConfigError(f"{path}: has no [tool.kernelint] table")
     for key in table:
-        if key not in _KEYS:
+        if key not in _KEYS and key not in VERSION_KEYS:
             raise ConfigError(f"{path}: unknown key {key!r} in the kernelint settings{_suggest(key, _KEYS)}")
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
@@ -162,6 +167,7 @@ def read_settings(path: Path) -> Settings:
             compute_capability(target_arch)
         except ConfigError as error:
             raise ConfigError(f"{path}: {error}") from None
+    target_versions = _target_versions(table, path)
     select = _strings(table, "select", path) if "select" in table else None
     if select == ():
         raise ConfigError(f"{path}: select = [] selects no rule; leave select out for the defaults")
@@ -174,9 +180,41 @@ def read_settings(path: Path) -> Settings:
         ),
         exclude=_strings(table, "exclude", path) + _strings(table, "extend-exclude", path),
         target_arch=target_arch,
+        target_versions=target_versions,
         root=path.parent,
         source=path,
     )
+
+
+def _target_versions(table: dict, path: Path) -> tuple[tuple[str, str, str], ...]:
+    from kernelint.model.dsl.versioning import parse_version
+
+    found = []
+    for key, dsl in VERSION_KEYS.items():
+        value = table.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or parse_version(value) is None:
+            raise ConfigError(f'{path}: {key} must be a version string such as "3.4.0", not {value!r}')
+        found.append((dsl, value, f"{key} in {path}"))
+    return tuple(found)
+
+
+def with_target_versions(settings: Settings, given: dict[str, str | None]) -> Settings:
+    """``settings`` with the versions of ``given`` (flag -> version; None: not given) replacing
+    the configured ones of their DSL."""
+    from kernelint.model.dsl.versioning import parse_version
+    from kernelint.versions import SETTINGS
+
+    chosen = dict((dsl, (dsl, text, where)) for dsl, text, where in settings.target_versions)
+    for dsl, (_, flag, _) in SETTINGS.items():
+        text = given.get(flag)
+        if text is None:
+            continue
+        if parse_version(text) is None:
+            raise ConfigError(f'{flag} must be a version such as "3.4.0", not {text!r}')
+        chosen[dsl] = (dsl, text, flag)
+    return replace(settings, target_versions=tuple(chosen[d] for d in sorted(chosen)))
 
 
 def _matches(selector: str, rule, exact_only: bool) -> bool:

@@ -34,6 +34,9 @@ class Options:
     codes: frozenset[str]
     target_arch: str | None = None
     target_sm: int | None = field(init=False, compare=False)
+    #: The Triton / CuTe DSL / cuTile releases the file targets (``kernelint.versions.Targets``);
+    #: None: resolved from the file's path alone (its project's pins, else installed, else newest).
+    target_versions: object = None
     #: flake8 applies ``# noqa`` itself (and skips it under --disable-noqa): the engine then
     #: only notes which noqa comments are used, for KL003, and keeps the findings they cover.
     noqa_by_caller: bool = False
@@ -141,7 +144,7 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None) -> list[Finding]:
     findings: list[Finding] = []
     wanted = {t for rule in rules for t in rule.node_types}
-    ctx = FileContext(path, source, tree, wanted, imports, options.target_sm)
+    ctx = FileContext(path, source, tree, wanted, imports, options.target_sm, options.target_versions)
     for rule_class in rules:
         rule = rule_class()
         try:

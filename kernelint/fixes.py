@@ -154,6 +154,7 @@ def fix_files(groups: dict, args) -> tuple[list[Finding], int]:
     from kernelint.config import codes_for_file, selected_codes
     from kernelint.engine import Options, check_file
     from kernelint.rules import all_rules
+    from kernelint.versions import targets_for_settings
 
     rules = all_rules()
     results: list[FileResult] = []
@@ -161,7 +162,8 @@ def fix_files(groups: dict, args) -> tuple[list[Finding], int]:
     for settings, paths in groups.items():
         selected = selected_codes(settings, rules)
         for path in paths:
-            options = Options(codes_for_file(settings, selected, Path(path), rules), settings.target_arch)
+            options = Options(codes_for_file(settings, selected, Path(path), rules), settings.target_arch,
+                              targets_for_settings(path, settings))
             read = _read(path)
             if read is None:
                 findings.extend(check_file(path, options))

@@ -31,6 +31,7 @@ def options_for(filename: str, settings: Settings | None = None, force_exclude: 
     configuration's selection less its per-file ignores, nothing when it is excluded. The
     editor plugins run this because an editor names files one at a time, as pre-commit does."""
     from kernelint.rules import all_rules
+    from kernelint.versions import targets_for_settings
 
     path = Path(filename)
     if settings is None:
@@ -40,7 +41,8 @@ def options_for(filename: str, settings: Settings | None = None, force_exclude: 
         selected = selected_codes(settings, all_rules())
     if force_exclude and filename not in STDIN_NAMES and is_excluded(settings, path):
         return Options(frozenset(), settings.target_arch)
-    return Options(codes_for_file(settings, selected, path, all_rules()), settings.target_arch)
+    return Options(codes_for_file(settings, selected, path, all_rules()), settings.target_arch,
+                   targets_for_settings(filename if filename not in STDIN_NAMES else Path.cwd() / "-", settings))
 
 
 def check_with_project_config(path: str, source: str, tree: ast.Module | None = None,

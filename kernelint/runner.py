@@ -21,6 +21,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from kernelint.cache import Cache, cache_directory, config_key, digest
+from kernelint.versions import targets_for_settings
 from kernelint.config import Settings, codes_for_file, selected_codes
 from kernelint.engine import INTERNAL_ERROR, Options, check_file, check_source, decode
 from kernelint.findings import Finding
@@ -299,7 +300,8 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
     for settings, files in groups.items():
         selected = selected_codes(settings, rules)
         work.extend(
-            (path, Options(codes_for_file(settings, selected, Path(path), rules), settings.target_arch))
+            (path, Options(codes_for_file(settings, selected, Path(path), rules), settings.target_arch,
+                           targets_for_settings(path, settings)))
             for path in files
         )
     if not use_cache:
@@ -313,7 +315,7 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
     for path, options in work:
         key = keys.get(options)
         if key is None:
-            key = keys[options] = config_key(options.codes, options.target_arch)
+            key = keys[options] = config_key(options.codes, options.target_arch, options.target_versions)
         if cache.has(path):  # only then is reading the file here worth it
             try:
                 cached = cache.get(path, digest(key, read_bytes(path)))

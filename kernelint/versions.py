@@ -380,3 +380,10 @@ def targets_for(path: str | os.PathLike, configured: tuple[tuple[str, str, str],
     DSL the settings fix (``Settings.target_versions``)."""
     directory = Path(os.path.abspath(path)).parent
     return _resolved(directory, tuple(configured))
+
+
+def targets_for_settings(path: str | os.PathLike, settings) -> Targets:
+    """The targets of ``path`` under ``settings`` (``config.Settings``): what they fix, else the
+    project's pins, else installed, else the newest known. What every front end passes to the
+    engine in ``Options.target_versions``."""
+    return targets_for(path, getattr(settings, "target_versions", ()))

@@ -1,47 +1,94 @@
-"""KL129 python-bool-op-on-tensor: TODO one-line summary."""
+"""KL129 python-bool-op-on-tensor: Python ``and`` / ``or`` / ``not`` on a block tensor in a Triton kernel."""
 from __future__ import annotations
 
 import ast
 
+from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
+from kernelint.model.blocks import block_origin
 from kernelint.rules import Report, Rule
+
+#: Each operator, its elementwise replacement, what it does to blocks under TRITON_INTERPRET=1
+#: (where a block is always truthy) and what compiled Triton makes of it.
+_SPELLING = {
+    ast.And: ("and", "&", "returns its last operand", "compiled Triton 3.4+ deprecates it"),
+    ast.Or: ("or", "|", "returns its first operand", "compiled Triton 3.4+ deprecates it"),
+    ast.Not: ("not", "~", "returns False", "compiled Triton inverts it elementwise"),
+}
 
 
 class PythonBoolOpOnTensor(Rule):
     code = "KL129"
     name = "python-bool-op-on-tensor"
-    family = "triton-TODO"
+    family = "triton-correctness"
     dsl = "triton"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL129`.
     severity = Severity.INFO
     default_enabled = False
     evidence_class = "numerics"
-    summary = "TODO: one sentence, what is wrong and what it costs."
-    node_types = (ast.Call,)
+    summary = ("Python `and`/`or`/`not` on a block tensor in a Triton kernel: deprecated since Triton 3.4, "
+               "and under TRITON_INTERPRET=1 it keeps one operand instead of combining the masks.")
+    node_types = (ast.BoolOp, ast.UnaryOp)
     doc = """
 ## What it does
-TODO: what the rule looks for, and the correct code it stays silent on.
+Flags Python's `and`, `or` and `not` applied inside a `@triton.jit` function to a value shown to
+be a block tensor (one built from `tl.arange`, a `tl.zeros`/`tl.full` of a literal shape, or a
+block pointer, through names and elementwise operations), typically a mask:
+`mask = offs < n and offs >= lo`, `mask=(not is_pad) and in_bounds`.
+
+It stays silent where the operands are scalars or constexprs, which is what `and`/`or`/`not` are
+for in a kernel: `if pid < n_rows and HAS_BIAS:`, `if not IS_CAUSAL:`, `while i < n and go:`,
+`tl.static_assert(BLOCK > 0 and BLOCK <= 1024)`; and where it cannot show an operand is a block
+(a helper's parameter, a reduction, `x.shape[0]`).
 
 ## Why is this bad?
-TODO: what goes wrong at run time, in your own words.
+Python's boolean operators are not elementwise. The Triton compiler rewrites them on tensors to
+`logical_and`/`logical_or`, warns since 3.4 ("Logical operators 'and' and 'or' are deprecated for
+non-scalar tensors; please use '&' or '|' instead", once per line per compilation: FlagGems #1325,
+pytorch #158463) and may reject them later; before 3.4 a chain `a and b and c` did not compile.
+Under `TRITON_INTERPRET=1` the kernel runs as Python, where a block is always truthy: `a and b`
+is `b`, `a or b` is `a`, and `not a` is `False`, so the interpreter, the mode used to debug a
+kernel, computes with a different mask than the compiled kernel. `not` and `and` on a
+non-boolean tensor are bit-casts to `int1` and fail to compile.
 
 ## Example
 ```python
-TODO
+offs = pid * BLOCK + tl.arange(0, BLOCK)
+mask = offs < n and offs >= start
+x = tl.load(x_ptr + offs, mask=(not is_pad) and mask, other=0.0)
 ```
 
 ## Use instead
 ```python
-TODO
+offs = pid * BLOCK + tl.arange(0, BLOCK)
+mask = (offs < n) & (offs >= start)
+x = tl.load(x_ptr + offs, mask=(~is_pad) & mask, other=0.0)
 ```
+Parenthesize the comparisons: `&` binds tighter than `<`, so `offs < n & offs >= start` is a
+chained comparison, not a conjunction.
 """
     references = """
-- TODO: the seed section or issue threads the rule comes from.
+- flagos-ai/FlagGems #1325 and PR #1337 (constant_pad, masked_select), #5744 and PR #5745 (23
+  Cambricon kernel files): `and`/`or`/`not` on tensor masks replaced by `&`/`|`/`~`.
+- pytorch/pytorch #158463 (flex attention masks warn on Triton 3.4), PR #159719 (inductor's
+  `triton_helpers.py`).
+- triton-lang/triton PR #6769 (boolean operators on tensors become elementwise with a deprecation
+  warning; chains accepted), PR #6841 (Triton's own kernels moved to `&`/`|`).
+- meta-recsys/generative-recommenders PR #561 (HSTU attention masks).
 """
 
     def check(self, node, ctx):
         if ctx.kernel_of(node, "triton") is None:
             return
-        return
-        yield Report(node, "TODO")
+        if isinstance(node, ast.BoolOp):
+            operands = node.values
+        elif isinstance(node.op, ast.Not):
+            operands = [node.operand]
+        else:
+            return
+        word, replacement, interpreted, compiled = _SPELLING[type(node.op)]
+        block = next((operand for operand in operands if block_origin(ctx, operand) is not None), None)
+        if block is None:
+            return
+        yield Report(node, f"Python `{word}` on block tensor `{short(block)}` is not elementwise: under "
+                           f"TRITON_INTERPRET=1 it {interpreted} while {compiled}; "
+                           f"use `{replacement}` with parenthesized operands")

@@ -72,8 +72,10 @@ class FileContext:
     """Everything a rule may ask about one parsed file. Built from a single traversal."""
 
     def __init__(self, path: str, source: str, tree: ast.Module, wanted: Iterable[type[ast.AST]],
-                 imports: ImportTable | None = None, target_sm: int | None = None):
+                 imports: ImportTable | None = None, target_sm: int | None = None, target_versions=None):
         self.path = path
+        #: ``kernelint.versions.Targets`` the engine resolved for this file (None: resolve lazily).
+        self._target_versions = target_versions
         self.source = source
         self.tree = tree
         #: Compute capability of the configured ``target-arch`` (90 for sm_90); None if unset.
@@ -114,6 +116,17 @@ class FileContext:
         """The facts from other files that answers about this file read (empty if none)."""
         view = self.__dict__.get("project")
         return dict(view.reads) if view is not None else {}
+
+    # --- target releases ---------------------------------------------------------------------
+
+    def target(self, dsl: str):
+        """The ``kernelint.versions.Target`` of ``dsl`` (``"triton"``, ``"cute"``, ``"cutile"``) for
+        this file: configured, else pinned by its project, else installed, else the newest known."""
+        if self._target_versions is None:
+            from kernelint.versions import targets_for
+
+            self._target_versions = targets_for(self.path)
+        return self._target_versions.of(dsl)
 
     # --- names -------------------------------------------------------------------------------
 

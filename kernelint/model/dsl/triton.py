@@ -76,6 +76,19 @@ ATOMICS = frozenset(TL + n for n in (
     "atomic_or", "atomic_xor",
 ))
 REDUCTIONS = frozenset(TL + n for n in ("sum", "max", "min", "argmax", "argmin", "reduce", "xor_sum"))
+#: Calls whose result has the broadcast shape of their tensor arguments (elementwise math,
+#: selects, casts, hints, loads) or a reshaping of their first one: a block stays a block.
+SHAPE_PRESERVING = frozenset({LOAD, WHERE, CAST, BROADCAST_TO, EXPAND_DIMS, RESHAPE, VIEW, TRANS, PERMUTE,
+                              *VALUE_HINTS}) | frozenset(TL + n for n in (
+    "abs", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "sigmoid", "maximum",
+    "minimum", "clamp", "fma", "cdiv", "umulhi", "fdiv", "div_rn", "floor", "ceil", "erf", "math.exp",
+    "math.exp2", "math.log", "math.log2", "math.sqrt", "math.rsqrt", "math.abs", "math.fma",
+    "extra.libdevice.isnan", "extra.libdevice.isinf", "extra.libdevice.isfinited", "extra.libdevice.signbit",
+))
+#: Methods of a kernel value that keep its shape (``x.to(tl.float32)``).
+SHAPE_PRESERVING_METHODS = frozenset({"to"})
+ASSUME = TL + "assume"
+DEVICE_PRINT = TL + "device_print"
 
 #: Parameter lists of the calls rules read arguments of (``triton/language/core.py``).
 SIGNATURES: dict[str, tuple[str, ...]] = {

@@ -1,0 +1,61 @@
+"""Which values inside a Triton kernel are blocks: tensors of more than one element, as opposed
+to scalars (``tl.program_id``, a runtime argument, a reduction to one value) and constexprs.
+
+A value is a block when it is computed, through names and shape-keeping operations, from a
+``tl.arange``, a ``tl.zeros``/``tl.full`` of a literal non-empty shape, or a block pointer. The
+walk stops at anything whose shape it cannot vouch for: reductions (``tl.sum(x)`` is a scalar,
+``tl.sum(x, axis=1)`` may not be), calls of helper functions, attributes (``x.shape[0]``) and
+parameters. So "not a block" means "not shown to be one", never "a scalar".
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from kernelint.model.calls import signature_argument
+from kernelint.model.dsl import triton
+from kernelint.model.reaching import walk_value
+from kernelint.model.walk import parent
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+
+_MAX_DEPTH = 8
+_SHAPED_CONSTRUCTORS = frozenset({triton.ZEROS, triton.FULL})
+_PASS_THROUGH = (ast.Name, ast.BinOp, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.IfExp, ast.Subscript,
+                 ast.Slice, ast.Tuple, ast.keyword)
+
+
+def block_origin(ctx: "FileContext", expr: ast.AST) -> ast.AST | None:
+    """The node that makes kernel value ``expr`` a block (its ``tl.arange``, ``tl.zeros`` or
+    ``tl.make_block_ptr``), or None when the value is not shown to be one."""
+    found: list[ast.AST] = []
+
+    def descend(node: ast.AST) -> bool:
+        if found:
+            return False
+        if isinstance(node, ast.Call):
+            name = ctx.call_name(node)
+            if name in (triton.ARANGE, triton.MAKE_BLOCK_PTR) or (
+                    name in _SHAPED_CONSTRUCTORS and _literal_nonempty_shape(node, name)):
+                found.append(node)
+                return False
+            if name in triton.SHAPE_PRESERVING:
+                return True
+            return name is None and _shape_preserving_method(node)
+        if isinstance(node, ast.Attribute):
+            owner = parent(node)
+            return isinstance(owner, ast.Call) and owner.func is node and _shape_preserving_method(owner)
+        return isinstance(node, _PASS_THROUGH)
+
+    walk_value(ctx, expr, descend, _MAX_DEPTH)
+    return found[0] if found else None
+
+
+def _shape_preserving_method(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr in triton.SHAPE_PRESERVING_METHODS
+
+
+def _literal_nonempty_shape(call: ast.Call, name: str) -> bool:
+    shape = signature_argument(call, triton.SIGNATURES[name], "shape")
+    return isinstance(shape, (ast.List, ast.Tuple)) and len(shape.elts) > 0
