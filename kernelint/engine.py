@@ -45,9 +45,19 @@ class Options:
         object.__setattr__(self, "target_sm", compute_capability(self.target_arch))
 
 
+#: ``name[grid](`` after a ``from ... import``: a host module may launch a Triton kernel it
+#: imports from another module without naming Triton itself.
+_IMPORTED_LAUNCH = re.compile(r"^\s*from\s+\S+\s+import\b[\s\S]*?\b\w+\[[^\]\n]+\]\(", re.M)
+
+
 def might_hold_kernels(source: str) -> bool:
     """False when the text names no DSL at all, so it cannot define or launch a kernel."""
     return any(marker in source for marker in SOURCE_MARKERS)
+
+
+def might_launch_imported_kernels(source: str) -> bool:
+    """The text may launch a Triton kernel another module defines (a cheap superset test)."""
+    return "](" in source and _IMPORTED_LAUNCH.search(source) is not None
 
 
 def _may_name_our_rules(source: str) -> bool:
@@ -104,7 +114,8 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
     already parsed ``source`` with ``ast`` (flake8) passes its ``tree`` to save the second parse.
     ``reads``, when given, receives the facts from other files the findings depend on (the
     cache keeps them: ``model/project/view.py``)."""
-    if not might_hold_kernels(source) and not _may_name_our_rules(source):
+    if not might_hold_kernels(source) and not _may_name_our_rules(source) \
+            and not might_launch_imported_kernels(source):
         return []
     if tree is None:
         too_large = too_large_text(source)
@@ -117,10 +128,12 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
             return [_tool_finding(path, code, failure.line, failure.column, failure.message)] if code in options.codes else []
 
     imports = ImportTable.from_tree(tree)
-    rules = _applicable(imports, [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES])
+    selected = [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES]
+    rules = _applicable(imports, selected)
     try:
         with room_to_recurse():
-            findings = _run_rules(path, source, tree, imports, rules, options, reads) if rules else []
+            findings = _run_rules(path, source, tree, imports, rules, options, reads, selected) \
+                if rules or might_launch_imported_kernels(source) else []
     except Exception as error:  # the model failed (e.g. a pathological file): report, go on
         if INTERNAL_ERROR not in options.codes:
             return []
@@ -135,16 +148,28 @@ def _applicable(imports: ImportTable, rules: list[type[Rule]]) -> list[type[Rule
     return [r for r in rules if _imports_scope(imports, r.dsls())]
 
 
+def _launcher_rules(ctx: FileContext, selected: list[type[Rule]], running: list[type[Rule]]) -> list[type[Rule]]:
+    """Triton rules for a file that does not import Triton but launches a Triton kernel another
+    module defines (the host half of those rules reads the launch)."""
+    triton_rules = [r for r in selected if "triton" in r.dsls() and r not in running]
+    if not triton_rules or not ctx.launches_of("triton", imported=True):
+        return []
+    return triton_rules
+
+
 def _imports_scope(imports: ImportTable, dsls: tuple[str, ...]) -> bool:
     roots = [import_roots(dsl) for dsl in dsls]
     return any(not r for r in roots) or any(imports.imports_any(*r) for r in roots)
 
 
 def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
-               rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None) -> list[Finding]:
+               rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None,
+               selected: list[type[Rule]] = ()) -> list[Finding]:
     findings: list[Finding] = []
-    wanted = {t for rule in rules for t in rule.node_types}
+    wanted = {t for rule in [*rules, *selected] for t in rule.node_types}
     ctx = FileContext(path, source, tree, wanted, imports, options.target_sm, options.target_versions)
+    if might_launch_imported_kernels(source):
+        rules = [*rules, *_launcher_rules(ctx, list(selected), rules)]
     for rule_class in rules:
         rule = rule_class()
         try:

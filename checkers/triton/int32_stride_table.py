@@ -235,8 +235,8 @@ instead, without any error.
         data, summed = table
         if not _holds_strides(data, ctx) and not _element_offsets(data, summed, ctx):
             return
-        launch, param = ctx.launch_receiving(node)
-        if launch is None or (param is not None and _widened_in_kernel(param, launch.kernel, ctx)):
+        launch, param = ctx.launch_receiving(node, imported=True)
+        if launch is None or (param is not None and _widened_in_kernel(param, launch.kernel, launch.kernel_ctx or ctx)):
             return
         if _holds_strides(data, ctx):
             what, why = "strides/addresses", "`index * stride` wraps past 2^31 elements"

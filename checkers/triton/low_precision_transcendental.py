@@ -8,12 +8,17 @@ from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
 from kernelint.model.dtypes import Precision, precision_of
 from kernelint.model.dsl import triton
+from kernelint.model.project.host import loaded_dtypes
 from kernelint.rules import Report, Rule
 
 #: Functions Triton's ``math.py`` declares for fp32/fp64 only (``_check_dtype``), by their
 #: public names; ``x.exp()`` and friends are the same functions as tensor methods.
 _NAMES = ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt", "rsqrt")
 _FUNCTIONS = frozenset(f"{triton.TL}{n}" for n in _NAMES) | frozenset(f"{triton.TL}math.{n}" for n in _NAMES)
+
+
+_HALF = frozenset({"float16", "bfloat16"})
+_WIDE = frozenset({"float32", "float64"})
 
 
 class LowPrecisionTranscendental(Rule):
@@ -71,19 +76,27 @@ p = tl.exp(x - tl.max(x, axis=0))
 """
 
     def check(self, node, ctx):
-        if ctx.kernel_of(node, "triton") is None:
+        kernel = ctx.kernel_of(node, "triton")
+        if kernel is None:
             return
         argument = self._argument(node, ctx)
         if argument is None:
             return
         precision = precision_of(ctx, argument)
-        function = ctx.call_name(node) or node.func.attr
+        function = (ctx.call_name(node) or node.func.attr).rsplit(".", 1)[-1]
         if precision is Precision.LOW:
-            yield Report(node, f"`{function.rsplit('.', 1)[-1]}` of a fp16/bf16 value does not compile: Triton's "
+            yield Report(node, f"`{function}` of a fp16/bf16 value does not compile: Triton's "
                                f"math functions accept only fp32/fp64; upcast with `.to(tl.float32)`")
         elif precision is Precision.LOADED:
-            yield Report(node, f"`{function.rsplit('.', 1)[-1]}` of a value loaded from memory without "
-                               f"`.to(tl.float32)`: fails to compile when the tensor is fp16/bf16")
+            host = loaded_dtypes(ctx.project, ctx, kernel, argument)
+            low = sorted(set(host.known) & _HALF)
+            if low:
+                where = host.known[low[0]]
+                yield Report(node, f"`{function}` of a value loaded from a {low[0]} tensor (made at {where}) "
+                                   f"without `.to(tl.float32)`: does not compile; upcast first")
+            elif not host.only(_WIDE):
+                yield Report(node, f"`{function}` of a value loaded from memory without "
+                                   f"`.to(tl.float32)`: fails to compile when the tensor is fp16/bf16")
 
     @staticmethod
     def _argument(call, ctx):

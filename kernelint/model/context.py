@@ -51,6 +51,9 @@ class Launch:
     grid: ast.expr | None
     args: list[ast.expr]
     keywords: dict[str, ast.expr]
+    #: The model of the file that defines the kernel, when another module does (an imported
+    #: kernel); None when it is the launching file's own.
+    kernel_ctx: "FileContext | None" = None
 
     def bound_arguments(self) -> dict[str, ast.expr]:
         """Kernel parameter name -> the argument the launch passes for it: positional arguments
@@ -331,13 +334,14 @@ class FileContext:
                 added.append(node.value)
         return added
 
-    def launch_receiving(self, expr: ast.expr, dsl: str = "triton", depth: int = 4) -> tuple["Launch | None", ast.arg | None]:
+    def launch_receiving(self, expr: ast.expr, dsl: str = "triton", depth: int = 4,
+                         imported: bool = False) -> tuple["Launch | None", ast.arg | None]:
         """The launch of a ``dsl`` kernel of this file that receives the value of host expression
         ``expr`` (through ``.to(...)``/``.cuda()``-style chains and names it is assigned to), and
         the kernel parameter it binds (None when passed past a ``*args``); (None, None) if no
         launch here receives it."""
         expr = self._outermost_chain(expr)
-        for launch in self.launches_of(dsl):
+        for launch in self.launches_of(dsl, imported):
             name = next((n for n, argument in launch.bound_arguments().items() if argument is expr), None)
             if name is not None:
                 return launch, next((p for p in launch.kernel.params if p.arg == name), None)
@@ -348,7 +352,7 @@ class FileContext:
             for definition in self.definitions(holder.targets[0].id, holder):
                 if definition.node is holder:
                     for use in self.uses_of(definition):
-                        found = self.launch_receiving(use, dsl, depth - 1)
+                        found = self.launch_receiving(use, dsl, depth - 1, imported)
                         if found[0] is not None:
                             return found
         return None, None
@@ -445,11 +449,45 @@ class FileContext:
                     launches.append(Launch(call, "cute", inner.func, kernel, keywords.get("grid"), list(inner.args), inner_keywords))
         return launches
 
-    def launches_of(self, dsl: str) -> list[Launch]:
+    def launches_of(self, dsl: str, imported: bool = False) -> list[Launch]:
         """Launches of this file's ``dsl`` kernels in that DSL's own launch form (a Triton kernel
-        passed to ``ct.launch`` is a different mistake, not a Triton launch)."""
+        passed to ``ct.launch`` is a different mistake, not a Triton launch). With ``imported``,
+        also the launches here of kernels other modules define (``Launch.kernel_ctx`` is then
+        that module's model)."""
         style = _LAUNCH_STYLE[dsl]
-        return [
+        local = [
             launch for launch in self.launches
             if launch.style == style and launch.kernel is not None and launch.kernel.dsl == dsl
         ]
+        return local + self._imported_launches(dsl) if imported else local
+
+    def _imported_launches(self, dsl: str) -> list[Launch]:
+        cache = self.__dict__.setdefault("_imported_launch_cache", {})
+        if dsl in cache:
+            return cache[dsl]
+        from kernelint.model.project.view import launch_forms
+
+        found: list[Launch] = []
+        for launch in launch_forms(self, dsl):
+            if self._kernel_for(launch.kernel_expr) is not None:
+                continue
+            expr = launch.kernel_expr
+            if not isinstance(expr, (ast.Name, ast.Attribute)) or self._is_local_name(expr):
+                continue
+            resolved = self.project.kernel_for(expr)
+            if resolved is None or resolved[0].dsl != dsl:
+                continue
+            launch.kernel, launch.kernel_ctx = resolved
+            found.append(launch)
+        cache[dsl] = found
+        return found
+
+    def _is_local_name(self, expr: ast.expr) -> bool:
+        """``expr`` starts with a name bound in a function (a parameter, a local), which no
+        import can explain."""
+        while isinstance(expr, ast.Attribute):
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return True
+        return any(not isinstance(d.node, (ast.Import, ast.ImportFrom)) and self.scope_of(d.node) is not self.tree
+                   for d in self.definitions(expr.id, expr))

@@ -80,10 +80,6 @@ def _unknown() -> DTypes:
     return DTypes(complete=False)
 
 
-def _known(name: str | None, ctx: "FileContext", node: ast.AST) -> DTypes:
-    if name is None:
-        return _unknown()
-    return DTypes({name: f"{ctx.path}:{getattr(node, 'lineno', 1)}"})
 
 
 class _Follow:
@@ -92,6 +88,11 @@ class _Follow:
         self.budget = _BUDGET
         #: id(parameter) -> (file model, expression) bound by the call being evaluated.
         self.bound: dict[int, tuple["FileContext", ast.expr]] = {}
+
+    def _known(self, name: str | None, ctx: "FileContext", node: ast.AST) -> DTypes:
+        if name is None:
+            return _unknown()
+        return DTypes({name: f"{self.view.display_path(ctx.path)}:{getattr(node, 'lineno', 1)}"})
 
     def of(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> DTypes:
         if expr is None or self.budget <= 0:
@@ -148,7 +149,7 @@ class _Follow:
             return _unknown()
         literal = torch_dtype(ctx, expr)
         if literal is not None:
-            return _known(literal, ctx, expr)
+            return self._known(literal, ctx, expr)
         if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
             return self.of(ctx, expr.value, frames)
         if isinstance(expr, ast.Name):
@@ -165,7 +166,7 @@ class _Follow:
         if name in _ALLOCATORS_DEFAULT_FLOAT or name in _ALLOCATORS_OTHER:
             if dtype is not None:
                 return self._dtype_argument(ctx, dtype, frames)
-            return _known("float32", ctx, call) if name in _ALLOCATORS_DEFAULT_FLOAT else _unknown()
+            return self._known("float32", ctx, call) if name in _ALLOCATORS_DEFAULT_FLOAT else _unknown()
         if name in _LIKE:
             if dtype is not None:
                 return self._dtype_argument(ctx, dtype, frames)
@@ -185,13 +186,13 @@ class _Follow:
     def _method(self, ctx: "FileContext", call: ast.Call, func: ast.Attribute, dtype, frames: int) -> DTypes:
         method = func.attr
         if method in _FIXED_METHODS and not call.args:
-            return _known(_FIXED_METHODS[method], ctx, call)
+            return self._known(_FIXED_METHODS[method], ctx, call)
         if method in _NEW_METHODS:
             return self._dtype_argument(ctx, dtype, frames) if dtype is not None else self.of(ctx, func.value, frames)
         if method == "to" or method == "type":
             return self._conversion(ctx, call, func, dtype, frames)
         if method == "view" and len(call.args) == 1 and torch_dtype(ctx, call.args[0]) is not None:
-            return _known(torch_dtype(ctx, call.args[0]), ctx, call)  # a reinterpreting view
+            return self._known(torch_dtype(ctx, call.args[0]), ctx, call)  # a reinterpreting view
         if method in _KEEPING_METHODS:
             return self.of(ctx, func.value, frames)
         return _unknown()
@@ -288,4 +289,25 @@ def parameter_dtypes(view: "ProjectView", kernel: "Kernel", kernel_ctx: "FileCon
     for site in sites:
         passed = site.launch.bound_arguments().get(parameter)
         found.add(dtypes_of(view, site.ctx, passed) if passed is not None else _unknown())
+    return found
+
+
+def loaded_dtypes(view: "ProjectView", ctx: "FileContext", kernel: "Kernel", expr: ast.expr) -> DTypes:
+    """The dtypes of the host tensors whose elements kernel value ``expr`` is loaded from: each
+    ``tl.load`` feeding it, its pointer's base parameters, and what every launch passes for them.
+    Incomplete when a load's base cannot be read or some launch cannot be followed."""
+    from kernelint.model.masks import loads_feeding
+    from kernelint.model.memory import base_parameters
+
+    loads = loads_feeding(ctx, expr)
+    if not loads:
+        return _unknown()
+    found = DTypes()
+    for load in loads:
+        pointer = load.args[0] if load.args else argument(load, "pointer")
+        bases = base_parameters(ctx, kernel, pointer) if pointer is not None else frozenset()
+        if not bases:
+            found.add(_unknown())
+        for parameter in sorted(bases):
+            found.add(parameter_dtypes(view, kernel, ctx, parameter))
     return found

@@ -66,6 +66,16 @@ class ProjectView:
         self._own_aliases: dict[str, str] | None = None
         self._contexts: dict[str, "FileContext"] = {}
 
+    def display_path(self, path: str) -> str:
+        """``path`` as messages show it: relative to the project root when inside it, so a
+        message reads the same wherever kernelint runs."""
+        if self.root is None:
+            return path
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return path
+
     # --- recorded facts ----------------------------------------------------------------------
 
     def _record(self, key: str, value: str) -> None:
@@ -230,8 +240,10 @@ class ProjectView:
             ctx = self.context_of(name)
             if ctx is None:
                 continue
-            for launch in launch_forms(ctx, kernel):
+            for launch in launch_forms(ctx, kernel.dsl):
                 if self.absolute(ctx, launch.kernel_expr) == target:
+                    launch.kernel = kernel
+                    launch.kernel_ctx = None if ctx is kernel_ctx else kernel_ctx
                     found.append(Site(launch.node, ctx, launch=launch))
         return found
 
@@ -270,27 +282,27 @@ class ProjectView:
         return found
 
 
-def launch_forms(ctx: "FileContext", kernel: Kernel) -> Iterator["Launch"]:
-    """Calls in ``ctx`` that launch something in a form ``kernel``'s DSL uses, with ``kernel``
-    bound (the caller checks that the launched name is ``kernel``)."""
+def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
+    """Calls in ``ctx`` that launch something in a form ``dsl`` uses, the kernel not yet known
+    (``Launch.kernel`` is None: the caller resolves ``kernel_expr``)."""
     from kernelint.model.calls import signature_argument
     from kernelint.model.context import Launch
 
     for call in ctx.nodes(ast.Call):
         func = call.func
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        if kernel.dsl == "triton" and isinstance(func, ast.Subscript):
-            yield Launch(call, "subscript", func.value, kernel, func.slice, list(call.args), keywords)
-        elif kernel.dsl == "cutile" and ctx.qualname(func) == cutile.LAUNCH:
+        if dsl == "triton" and isinstance(func, ast.Subscript):
+            yield Launch(call, "subscript", func.value, None, func.slice, list(call.args), keywords)
+        elif dsl == "cutile" and ctx.qualname(func) == cutile.LAUNCH:
             signature = cutile.SIGNATURES[cutile.LAUNCH]
             kernel_expr = signature_argument(call, signature, "kernel")
             args = signature_argument(call, signature, "kernel_args")
             if kernel_expr is None:
                 continue
             arg_list = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else ([] if args is None else [args])
-            yield Launch(call, "cutile", kernel_expr, kernel, signature_argument(call, signature, "grid"), arg_list, {})
-        elif kernel.dsl == "cute" and isinstance(func, ast.Attribute) and func.attr == "launch" \
+            yield Launch(call, "cutile", kernel_expr, None, signature_argument(call, signature, "grid"), arg_list, {})
+        elif dsl == "cute" and isinstance(func, ast.Attribute) and func.attr == "launch" \
                 and isinstance(func.value, ast.Call):
             inner = func.value
-            yield Launch(call, "cute", inner.func, kernel, keywords.get("grid"), list(inner.args),
+            yield Launch(call, "cute", inner.func, None, keywords.get("grid"), list(inner.args),
                          {k.arg: k.value for k in inner.keywords if k.arg})
