@@ -68,9 +68,16 @@ def _parser() -> argparse.ArgumentParser:
 
     report = check.add_argument_group("reporting")
     report.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    report.add_argument("--output-format", choices=("full", "concise"), dest="output_style", default=None,
+                        help="text format: full (a code frame with the span, the fix and the measured "
+                             "evidence under each finding) or concise (one line each); default: full on "
+                             "a terminal, concise in a pipe or a file")
+    report.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text format: auto (a terminal, unless NO_COLOR is set or "
+                             "FORCE_COLOR is), always or never (default: auto)")
     report.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     report.add_argument("--show-source", action="store_true",
-                        help="text format: print each finding's line with a caret under it")
+                        help="concise text format: print each finding's line with a caret under it")
     report.add_argument("--statistics", action="store_true",
                         help="print how many findings each rule has instead of the findings")
     report.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
@@ -91,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="with --fix or --show-fixes, also apply fixes that may change behaviour")
     fixing.add_argument("--show-fixes", action="store_true",
                         help="print the fixes as a unified diff without changing any file (exit 1 if any)")
+    fixing.add_argument("--add-noqa", action="store_true",
+                        help="add `# noqa: CODE` to every line with a finding (keeping the codes a noqa "
+                             "there already names), and exit 0")
 
     runtime = check.add_argument_group("running")
     runtime.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
@@ -230,7 +240,9 @@ def _check_stdin(args, rules, sources):
     if args.force_exclude and args.stdin_filename and is_excluded(settings, Path(name)):
         return name, [], source, None
     options = options_for(name, settings, force_exclude=False)
-    return name, check_source(name, source, options), source, options
+    from kernelint.severities import apply
+
+    return name, apply(check_source(name, source, options), settings.severity), source, options
 
 
 def _files(args, settings):
@@ -273,6 +285,7 @@ def _show_settings(args, rules) -> int:
         f"target-arch: {settings.target_arch}",
         *(f"{SETTINGS[target.dsl][0]}: {target.text} ({target.source})"
           for target in (targets.triton, targets.cute, targets.cutile)),
+        f"severity: {dict((key, value.value) for key, value in settings.severity)}",
         f"excluded: {'yes (skipped in a directory walk and with --force-exclude)' if excluded else 'no'}",
         f"selected rules: {', '.join(sorted(selected))}",
         f"rules run on this file: {', '.join(sorted(options.codes)) or '(none)'}",
@@ -281,9 +294,26 @@ def _show_settings(args, rules) -> int:
     return EXIT_CLEAN
 
 
+def _check_reporting_options(args) -> None:
+    """Combinations that would silently ignore an option are refused before any work."""
+    if args.statistics and args.format == "sarif":
+        raise UsageError("--statistics writes text, json or github; SARIF carries the findings "
+                         "themselves (drop --statistics)")
+    if args.output_style and args.format != "text":
+        raise UsageError(f"--output-format {args.output_style} shapes the text format, not {args.format}")
+    if args.add_noqa:
+        clash = [flag for flag, on in (("--fix", args.fix), ("--show-fixes", args.show_fixes),
+                                       ("--statistics", args.statistics),
+                                       ("--write-baseline", args.write_baseline),
+                                       ("standard input", _reading_stdin(args))) if on]
+        if clash:
+            raise UsageError(f"--add-noqa edits the checked files; it cannot be combined with {clash[0]}")
+
+
 def _check(args) -> int:
     from kernelint.config import env_jobs, selected_codes
     from kernelint.rules import all_rules
+    from kernelint.severities import apply_by_settings
     from kernelint.sources import Sources
 
     rules = all_rules()
@@ -300,6 +330,7 @@ def _check(args) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.unsafe_fixes and not (args.fix or args.show_fixes):
         raise UsageError("--unsafe-fixes goes with --fix or --show-fixes")
+    _check_reporting_options(args)
 
     sources = Sources()
     if _reading_stdin(args):
@@ -325,12 +356,13 @@ def _check(args) -> int:
             from kernelint.fixes import fix_files
 
             findings, changed = fix_files(groups, args)
+            findings = apply_by_settings(findings, groups)
             if args.show_fixes:
                 return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
         else:
             from kernelint.runner import check_groups
 
-            findings = check_groups(groups, jobs, use_cache=not args.no_cache)
+            findings = apply_by_settings(check_groups(groups, jobs, use_cache=not args.no_cache), groups)
     return _report(args, findings, files, rules, sources)
 
 
@@ -358,15 +390,19 @@ def _report(args, findings, files, rules, sources) -> int:
     threshold = SEVERITY_ORDER.index(args.fail_on)
     failing = any(SEVERITY_ORDER.index(f.severity.value) >= threshold for f in findings)
     status = EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+    if args.add_noqa:
+        return _add_noqa(findings)
     if args.statistics:
-        from kernelint.output.text import render_statistics
+        from kernelint.output import statistics
 
-        _emit(render_statistics(findings, rules), args)
+        _emit(statistics.render(findings, args.format), args)
         return status
-    from kernelint.output.text import use_colour
+    from kernelint.output.text import default_style, use_colour
 
-    colour = args.format == "text" and not args.output and use_colour(sys.stdout)
-    text = _renderer(args.format)(findings, rules, show_source=args.show_source, colour=colour,
+    text_format = args.format == "text"
+    colour = text_format and (args.color == "always" or (not args.output and use_colour(sys.stdout, args.color)))
+    style = args.output_style or ("concise" if args.show_source else default_style(sys.stdout, bool(args.output)))
+    text = _renderer(args.format)(findings, rules, style=style, show_source=args.show_source, colour=colour,
                                   sources=sources, exit_code=status)
     _emit(text, args)
     if args.format == "text" and not findings and not args.output and sys.stdout.isatty():
@@ -374,9 +410,21 @@ def _report(args, findings, files, rules, sources) -> int:
     return status
 
 
+def _add_noqa(findings) -> int:
+    from kernelint.noqa import add_noqa
+
+    result = add_noqa(findings)
+    for path, line, why in result.skipped:
+        print(f"kernelint: {path}:{line}: no noqa added: {why}", file=sys.stderr)
+    added = result.added
+    print(f"kernelint: added {added} noqa directive{'s' if added != 1 else ''} "
+          f"to {result.files} file{'s' if result.files != 1 else ''}.", file=sys.stderr)
+    return EXIT_CLEAN
+
+
 def _rules(args) -> int:
     from kernelint.docs import rule_url
-    from kernelint.rules import all_rules, pylint_message
+    from kernelint.rules import all_rules, pylint_message, pylint_messages
 
     rows = []
     for rule in all_rules():
@@ -391,10 +439,11 @@ def _rules(args) -> int:
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return EXIT_CLEAN
-    print(f"{'code':<6} {'name':<36} {'dsl':<7} {'severity':<8} {'default':<7} evidence")
-    for row in rows:
+    print(f"{'code':<6} {'name':<36} {'dsl':<7} {'severity':<8} {'default':<7} {'evidence':<9} pylint")
+    for row, rule in zip(rows, all_rules()):
+        pylint = "/".join(msgid for _, msgid, _ in pylint_messages(rule))
         print(f"{row['code']:<6} {row['name']:<36} {row['dsl']:<7} {row['severity']:<8} "
-              f"{'on' if row['default'] else 'off':<7} {row['evidence_class']}")
+              f"{'on' if row['default'] else 'off':<7} {row['evidence_class']:<9} {pylint}")
     return EXIT_CLEAN
 
 
@@ -404,7 +453,14 @@ def _explain(args) -> int:
 
     rule = find_rule(args.rule)
     if rule is None:
-        raise UsageError(f"unknown rule {args.rule!r}; `kernelint rules` lists them")
+        from kernelint.rules import all_rules
+        from kernelint.suggest import closest
+
+        rules = all_rules()
+        near = closest(args.rule, [r.code for r in rules] + [r.name for r in rules])
+        near_rule = find_rule(near) if near else None
+        hint = f" (did you mean {near_rule.code}, {near_rule.name}?)" if near_rule else ""
+        raise UsageError(f"unknown rule {args.rule!r}{hint}; `kernelint rules` lists them")
     sys.stdout.write(render(rule))
     sys.stdout.write(f"\nOnline: {rule_url(rule.code)}\n")
     return EXIT_CLEAN

@@ -10,7 +10,6 @@ file that holds them.
 """
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pathspec
 
+from kernelint import severities
 from kernelint.targets import TargetError
 from kernelint.targets import compute_capability as _parse_target
 
@@ -30,7 +30,8 @@ else:  # pragma: no cover
 CONFIG_NAMES = ("kernelint.toml", "pyproject.toml")
 #: ``[tool.kernelint]`` keys that fix a DSL's target release (``kernelint.versions``).
 VERSION_KEYS = {"triton-version": "triton", "cutlass-dsl-version": "cute", "cuda-tile-version": "cutile"}
-_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "target-arch")
+_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "target-arch",
+         "severity")
 
 
 class ConfigError(Exception):
@@ -48,6 +49,8 @@ class Settings:
     #: ``(dsl, version, where)`` for each DSL whose target release the configuration or the command
     #: line fixes; the others follow the project's pins (``kernelint.versions.targets_for``).
     target_versions: tuple[tuple[str, str, str], ...] = ()
+    #: ``[tool.kernelint.severity]``: (rule selector, severity) pairs (``kernelint.severities``).
+    severity: tuple = ()
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the configuration file read, if any
 
@@ -136,8 +139,9 @@ def _strings(table: dict, key: str, where: Path) -> tuple[str, ...]:
 
 
 def _suggest(word: str, choices) -> str:
-    close = difflib.get_close_matches(word.replace("_", "-"), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    from kernelint.suggest import did_you_mean
+
+    return did_you_mean(word, choices)
 
 
 def load_settings(start: Path) -> Settings:
@@ -167,6 +171,10 @@ def read_settings(path: Path) -> Settings:
             compute_capability(target_arch)
         except ConfigError as error:
             raise ConfigError(f"{path}: {error}") from None
+    try:
+        severity = severities.parse_table(table.get("severity", {}), path)
+    except severities.SeverityConfigError as error:
+        raise ConfigError(str(error)) from None
     target_versions = _target_versions(table, path)
     select = _strings(table, "select", path) if "select" in table else None
     if select == ():
@@ -181,6 +189,7 @@ def read_settings(path: Path) -> Settings:
         exclude=_strings(table, "exclude", path) + _strings(table, "extend-exclude", path),
         target_arch=target_arch,
         target_versions=target_versions,
+        severity=severity,
         root=path.parent,
         source=path,
     )
@@ -241,7 +250,8 @@ def selected_codes(settings: Settings, rules) -> frozenset[str]:
     a prefix (``KL2``) selects the default-on rules under it. Selecting nothing is an error: a
     check that runs no rule would pass whatever the code."""
     per_file = (s for _, selectors in settings.per_file_ignores for s in selectors)
-    validate_selectors((*(settings.select or ()), *settings.ignore, *settings.extend_select, *per_file),
+    overridden = (key for key, _ in settings.severity)
+    validate_selectors((*(settings.select or ()), *settings.ignore, *settings.extend_select, *per_file, *overridden),
                        rules, settings.where())
 
     def picked(selectors, rule) -> bool:

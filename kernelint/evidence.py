@@ -4,6 +4,7 @@ policy below ties the rule's severity and default to it."""
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -167,3 +168,22 @@ def describe(record: dict) -> str:
     lines += ["", f"Measured on {machine(record)}, {record.get('date', 'date unknown')}, "
                   f"by `{record.get('command', 'kernelint prove')}`."]
     return "\n".join(lines)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def one_line(rule: type["Rule"]) -> str | None:
+    """The rule's measurement in one line, from its committed record (what the full text
+    format and the language server's hover show); None for tool rules, which measure nothing."""
+    if rule.evidence_class == "none":
+        return None
+    record = load_record(rule.code)
+    if record is None:
+        return "not measured yet (no record of its reference pair)"
+    verdict = str(record.get("verdict", "unknown")).replace("-", " ")
+    where = "the CPU (TRITON_INTERPRET=1)" if record.get("interpret") else \
+        ((record.get("environment") or {}).get("gpu") or "an unknown GPU")
+    outcome = _ANSI.sub("", str(record.get("outcome") or record.get("reason") or "")).strip()
+    outcome = " ".join(outcome.split())
+    return f"{verdict} on {where}" + (f": {outcome}" if outcome else "")

@@ -10,6 +10,7 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
+from kernelint import severities
 from kernelint.config import ConfigError, Settings, codes_for_file, is_excluded, load_settings, selected_codes
 from kernelint.engine import INTERNAL_ERROR, Options, _tool_finding, check_source
 from kernelint.findings import Finding
@@ -52,8 +53,15 @@ def check_with_project_config(path: str, source: str, tree: ast.Module | None = 
     ``noqa_by_caller``: the front end applies ``# noqa`` comments itself (flake8 does)."""
     try:
         options = options_for(path)
+        overrides = settings_for(path).severity
     except ConfigError as error:
         return [_tool_finding(path, INTERNAL_ERROR, 1, 1, f"kernelint configuration error: {error}")]
     if noqa_by_caller:
         options = replace(options, noqa_by_caller=True)
-    return check_source(path, source, options, tree=tree)
+    return severities.apply(check_source(path, source, options, tree=tree), overrides)
+
+
+def settings_for(filename: str) -> Settings:
+    """The settings of the configuration nearest ``filename`` (cached per folder)."""
+    directory = Path.cwd() if filename in STDIN_NAMES else Path(filename).resolve().parent
+    return _settings_near(directory)[0]

@@ -36,7 +36,12 @@ def changed_lines(ref: str, cwd: Path) -> dict[Path, set[int] | None]:
     root = repository_root(cwd)
     if root is None:
         raise GitError(f"--diff needs a git repository; {cwd} is not in one")
-    _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
+    try:
+        _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
+    except GitError:
+        raise GitError(f"no commit named {ref!r} in the repository at {root}: give a branch, tag or "
+                       "commit it has (in a shallow CI checkout, fetch it first, e.g. "
+                       "`git fetch origin main` for origin/main)") from None
     diff = _git(["-c", "core.quotePath=false", "diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", ref, "--"], root)
     changed: dict[Path, set[int] | None] = {}
     current: set[int] | None = None

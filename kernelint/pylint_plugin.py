@@ -4,8 +4,11 @@ pylint wants every message id of one checker to share the checker's two id digit
 one checker per KL hundred (ids and symbols come from ``kernelint.rules.pylint_message``). The
 checkers read the module's text and share one engine run per module; findings are added by line
 and column, so ``# pylint: disable=<symbol>`` works as for any pylint message. A finding at
-another severity than its rule's (``Report(severity=...)``) is a message of its own. KL001 is
+another severity than its rule's (``Report(severity=...)``, or a project's
+``[tool.kernelint.severity]``) is a message of its own. KL001 is
 left out: pylint reports syntax errors itself and never hands an unparsable module to a checker.
+pylint adds messages by line: a finding that stands for several sites of one cause is reported
+at its first site, with the others counted and listed in the message.
 """
 from __future__ import annotations
 
@@ -45,14 +48,19 @@ class _SharedRun:
 
 def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
     from kernelint.docs import rule_url
-    from kernelint.rules import pylint_messages
+    from kernelint.rules import configured_severity_messages, pylint_messages
 
     symbols = {}
     msgs = {}
     for rule in rules:
-        for severity, msgid, symbol in pylint_messages(rule):
+        for severity, msgid, symbol in pylint_messages(rule) + configured_severity_messages(rule):
             symbols[rule.code, severity] = symbol
-            quieter = "" if severity is rule.severity else f"; the rule's {severity.value}-level findings"
+            if severity is rule.severity:
+                quieter = ""
+            elif severity in rule.severities():
+                quieter = f"; the rule's {severity.value}-level findings"
+            else:
+                quieter = f"; its findings where [tool.kernelint.severity] makes them {severity.value}"
             msgs[msgid] = ("%s", symbol, f"{rule.summary} ({rule.code}{quieter}; `kernelint explain "
                                          f"{rule.code}` prints the full documentation and evidence: "
                                          f"{rule_url(rule.code)})")
@@ -69,7 +77,7 @@ def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
             self.add_message(
                 symbol,
                 line=finding.line,
-                args=finding.message,
+                args=finding.shown_message,
                 confidence=_CONFIDENCE[finding.confidence],
                 col_offset=finding.column - 1,
                 end_lineno=finding.end_line,

@@ -205,3 +205,10 @@ def pylint_message(rule: type[Rule], severity: Severity | None = None) -> tuple[
 def pylint_messages(rule: type[Rule]) -> list[tuple[Severity, str, str]]:
     """``(severity, msgid, symbol)`` of every pylint message the rule's findings may become."""
     return [(severity, *pylint_message(rule, severity)) for severity in rule.severities()]
+
+
+def configured_severity_messages(rule: type[Rule]) -> list[tuple[Severity, str, str]]:
+    """The pylint messages for the severities only a project's ``[tool.kernelint.severity]``
+    gives the rule's findings (pylint fixes a message's category, so each is a message)."""
+    return [(severity, *pylint_message(rule, severity)) for severity in Severity
+            if severity not in rule.severities()]

@@ -13,6 +13,8 @@ import tokenize
 from dataclasses import dataclass, field
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+#: A ``# noqa`` directive in a comment's text, its codes in the ``codes`` group (None: bare).
+NOQA_COMMENT = _NOQA
 _DIRECTIVE = re.compile(r"#\s*kernelint:\s*(?P<kind>disable(?:-file)?)\s*=\s*(?P<names>[\w\-]+(?:\s*,\s*[\w\-]+)*)")
 
 

@@ -130,6 +130,18 @@ def svg_source_hash(svg: str) -> str | None:
     return found.group(1) if found else None
 
 
+#: What to install for the charts: the one extra that holds matplotlib and nothing else.
+MATPLOTLIB_MISSING = "charts need matplotlib: pip install 'kernelint[report]'"
+
+
+def require_matplotlib() -> None:
+    """Raise the install hint before anything is written when matplotlib is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise ReportError(MATPLOTLIB_MISSING)
+
+
 def draw(data: dict, image_format: str = "svg") -> bytes:
     """Render ``chart_data(record)`` as SVG or PNG bytes."""
     try:
@@ -138,7 +150,7 @@ def draw(data: dict, image_format: str = "svg") -> bytes:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ReportError("charts need matplotlib: pip install matplotlib (or kernelint[test])") from None
+        raise ReportError(MATPLOTLIB_MISSING) from None
     rows = data["rows"]
     labels = [_wrap(r["name"]) + ("\n(control)" if r["control"] else "")
               + (f"\ngood: {r['share']:.0%} of peak" if isinstance(r.get("share"), (int, float)) else "")
@@ -260,11 +272,13 @@ def write_report(records: list[dict], out_dir: Path, image_format: str = "svg",
     (see ``unmeasured_rules``) get a section saying so, after the measured ones."""
     if image_format not in ("svg", "png"):
         raise ReportError(f"charts are svg or png, not {image_format!r}")
+    charts = [chart_data(record) for record in records]
+    if any(data is not None for data in charts):
+        require_matplotlib()  # before any folder exists: a failed run leaves nothing behind
     charts_dir = out_dir / "charts"
     charts_dir.mkdir(parents=True, exist_ok=True)
     sections = []
-    for record in records:
-        data = chart_data(record)
+    for record, data in zip(records, charts):
         image = None
         if data is not None:
             image = draw(data, image_format)
