@@ -27,6 +27,26 @@ from kernelint.rules import find_rule
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _MARK = re.compile(r"#\s*(?P<kind>expect|ok|todo-expect|todo-ok):\s*(?P<codes>KL\d{3}(?:\s*,\s*KL\d{3})*)")
 _NAME = re.compile(r"^(?P<code>KL\d{3})_\w+\.py$")
+_TARGET = re.compile(r"^#\s*kernelint:\s*((?:[\w-]+-version=[\w.]+\s*)+)$", re.M)
+_SILENT_UNDER = re.compile(r"^#\s*kernelint-silent-under:\s*((?:[\w-]+-version=[\w.]+\s*)+)$", re.M)
+
+
+def fixture_targets(text: str):
+    """``kernelint.versions.Targets`` from ``triton-version=3.4.0 cutlass-dsl-version=4.5.0`` (the
+    first ``# kernelint:`` line of ``text``, or ``text`` itself); the newest known for the rest."""
+    from dataclasses import replace as with_field
+
+    from kernelint.config import VERSION_KEYS
+    from kernelint.versions import configured_target, newest_targets
+
+    match = _TARGET.search(text)
+    spec = match.group(1) if match else (text if "\n" not in text else "")
+    targets = newest_targets()
+    for item in spec.split():
+        key, version = item.split("=", 1)
+        dsl = VERSION_KEYS[key]
+        targets = with_field(targets, **{dsl: configured_target(dsl, version, "the fixture")})
+    return targets
 
 
 @dataclass(frozen=True)
@@ -51,8 +71,17 @@ class Fixture:
     def marks(self) -> dict[str, set[tuple[int, str]]]:
         return markers(self.source())
 
-    def findings(self) -> list[Finding]:
-        return check_source(self.id, self.source(), Options(frozenset({self.code})))
+    def findings(self, versions: str | None = None) -> list[Finding]:
+        """The fixture's findings with only its rule selected, under the target releases its
+        ``# kernelint: triton-version=X`` line names (or ``versions``, the same syntax); DSLs it
+        does not name target the newest release kernelint knows, whatever the checkout pins."""
+        targets = fixture_targets(versions if versions is not None else self.source())
+        return check_source(self.id, self.source(), Options(frozenset({self.code}), target_versions=targets))
+
+    def silent_under(self) -> list[str]:
+        """The ``# kernelint-silent-under: triton-version=X`` lines: target releases under which
+        the same file must give no finding of the fixture's rule."""
+        return [m.group(1) for m in _SILENT_UNDER.finditer(self.source())]
 
 
 def markers(source: str) -> dict[str, set[tuple[int, str]]]:
