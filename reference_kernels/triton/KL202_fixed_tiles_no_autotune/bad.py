@@ -46,6 +46,6 @@ def run(a, b):
     matmul_kernel[grid](  # expect: KL202
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
         GROUP_M=8,
-        BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
+        BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_stages=3,
     )
     return c
