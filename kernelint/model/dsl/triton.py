@@ -180,7 +180,8 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange(EXPERIMENTAL_MAKE_TENSOR_DESCRIPTOR, ADDED, "3.3.0", _WHEELS + " (absent in 3.2.0)"),
     ApiChange(EXPERIMENTAL_MAKE_TENSOR_DESCRIPTOR, REMOVED, "3.4.0", _PR6488,
               replacement=MAKE_TENSOR_DESCRIPTOR, mechanical=True),
-    ApiChange(MAKE_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _WHEELS + " (3.3 spells it _experimental_make_tensor_descriptor)"),
+    ApiChange(MAKE_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _WHEELS + " (3.3 spells it _experimental_make_tensor_descriptor)",
+              replacement="tl._experimental_make_tensor_descriptor on 3.3, or a pin of 3.4 or later"),
     ApiChange(LOAD_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _WHEELS),
     ApiChange(STORE_TENSOR_DESCRIPTOR, ADDED, "3.4.0", _WHEELS),
     ApiChange(TOOLS_EXPERIMENTAL_DESCRIPTOR, ADDED, "3.2.0", _WHEELS + " (triton/tools/experimental_descriptor.py)"),
@@ -217,7 +218,7 @@ API_CHANGES: tuple[ApiChange, ...] = (
               replacement="input_precision=", mechanical=True),
     ApiChange(DO_BENCH + "(fast_flush=)", REMOVED, "3.2.0",
               "triton PR #4485 ('Remove the fast_flush parameter from do_bench'); FlashMLA PR #12; " + _WHEELS
-              + " (triton/testing.py)", replacement="nothing: drop the argument", mechanical=True),
+              + " (triton/testing.py)", mechanical=True, note="drop the argument"),
     ApiChange(AUTOTUNE + "(warmup=)", DEPRECATED, "3.2.0",
               _WHEELS + " (triton/runtime/autotuner.py warns 'warmup, rep, and use_cuda_graph parameters are "
               "deprecated' from 3.2.0; still accepted in 3.9.0)", replacement="do_bench="),
