@@ -1,47 +1,157 @@
-"""KL131 triton-api-not-in-target: TODO one-line summary."""
+"""KL131 triton-api-not-in-target: a Triton API the targeted release no longer has (or does not
+have yet), or has deprecated."""
 from __future__ import annotations
 
 import ast
 
-from kernelint.findings import Severity
+from kernelint.edits import remove_keyword, replace, replace_attribute_name
+from kernelint.findings import Fix, Severity
+from kernelint.model.api_versions import api_uses
+from kernelint.model.dsl import triton
+from kernelint.model.dsl.versioning import ADDED, DEPRECATED, REMOVED, removal_of
 from kernelint.rules import Report, Rule
+
+#: ``allow_tf32=`` literal -> the ``input_precision=`` that means the same (the docstring: "If true,
+#: input_precision is set to 'tf32'"; false selects full fp32, "ieee").
+_PRECISION_OF_ALLOW_TF32 = {True: "tf32", False: "ieee"}
+
+
+def short(qualname: str) -> str:
+    """``triton.language.dot(allow_tf32=)`` -> ``tl.dot(allow_tf32=)``, as code spells it."""
+    return qualname.replace(triton.TL, "tl.", 1) if qualname.startswith(triton.TL) else qualname
+
+
+def _failure(use, ctx) -> str:
+    """How the missing API fails where it is used."""
+    if use.api == triton.MAKE_BLOCK_PTR:
+        return "NotImplementedError: Block pointers have been removed"
+    if isinstance(use.node, ast.keyword):
+        return "TypeError: unexpected keyword argument"
+    if isinstance(use.node, (ast.alias, ast.ImportFrom)):
+        return "ImportError when the module is imported"
+    if ctx.kernel_of(use.node, "triton") is not None:
+        return "AttributeError when the kernel compiles"
+    return "AttributeError"
+
+
+def describe_use(use, target, ctx) -> tuple[str, Severity]:
+    """The message and severity of one use of a tabled API in the target release."""
+    change = use.change
+    name = f"`{short(use.api)}`"
+    if change.replacement:
+        instead = f"; use {short(change.replacement)}"
+    else:
+        instead = f"; {change.note}" if change.note else ""
+    assumed = f"this code targets {target.describe()}"
+    if use.status.state == DEPRECATED:
+        removal = removal_of(triton.API_CHANGES, use.api)
+        later = f" and removed in {removal.version}" if removal is not None else ""
+        return (f"{name} is deprecated since Triton {change.version}{later}; {assumed}{instead}",
+                Severity.WARNING)
+    if change.kind == ADDED:
+        return (f"{name} first ships in Triton {change.version}; {assumed}, where it fails "
+                f"({_failure(use, ctx)}){instead}", Severity.ERROR)
+    return (f"{name} was removed in Triton {change.version}; {assumed}, where it fails ({_failure(use, ctx)})"
+            f"{instead}", Severity.ERROR)
+
+
+def fix_for(use, ctx) -> Fix | None:
+    """The rewrite when it is a pure rename or a literal keyword translation."""
+    node, change = use.node, use.change
+    if use.api == triton.DOT + "(allow_tf32=)" and isinstance(node, ast.keyword):
+        value = node.value
+        if isinstance(value, ast.Constant) and value.value in _PRECISION_OF_ALLOW_TF32:
+            return Fix(f'Use input_precision="{_PRECISION_OF_ALLOW_TF32[value.value]}"',
+                       (replace(node, f'input_precision="{_PRECISION_OF_ALLOW_TF32[value.value]}"'),), safe=True)
+        return None
+    if use.api == triton.DO_BENCH + "(fast_flush=)" and isinstance(node, ast.keyword):
+        call = next((c for c in ctx.nodes(ast.Call) if node in c.keywords), None)
+        edit = remove_keyword(call, node, ctx.source.splitlines()) if call is not None else None
+        return Fix("Drop fast_flush= (flushing is always fast since Triton 3.2)", (edit,), safe=True) if edit else None
+    if change.mechanical and change.kind in (REMOVED, DEPRECATED) and isinstance(node, ast.Attribute):
+        new = change.replacement.rsplit(".", 1)[-1]
+        if change.replacement.rsplit(".", 1)[0] == use.api.rsplit(".", 1)[0]:
+            return Fix(f"Rename to {short(change.replacement)}", (replace_attribute_name(node, new),), safe=True)
+    return None
 
 
 class TritonApiNotInTarget(Rule):
     code = "KL131"
     name = "triton-api-not-in-target"
-    family = "triton-TODO"
+    family = "triton-versions"
     dsl = "triton"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL131`.
-    severity = Severity.INFO
+    severity = Severity.ERROR
+    other_severities = (Severity.WARNING,)
     default_enabled = False
     evidence_class = "compile"
-    summary = "TODO: one sentence, what is wrong and what it costs."
-    node_types = (ast.Call,)
+    summary = ("A Triton API the targeted release removed, does not have yet, or deprecated: "
+               "the code fails to import or compile there.")
+    wants_finish = True
     doc = """
 ## What it does
-TODO: what the rule looks for, and the correct code it stays silent on.
+Reads which Triton release the code targets (`--triton-version`, `triton-version` in
+`[tool.kernelint]`, else what the project pins in `pyproject.toml`, `setup.py`, `setup.cfg`,
+`requirements*.txt` or `environment.yml`, else the installed Triton, else the newest release
+kernelint knows; `kernelint check --show-settings FILE` shows the choice) and reports every use of
+an API that release does not have or has deprecated, from the version table in
+`kernelint/model/dsl/triton.py`:
+
+| API | what happened | release |
+| --- | --- | --- |
+| `tl._experimental_descriptor_load` / `_store`, `tl._experimental_reinterpret_tensor_descriptor` | removed | 3.4.0 |
+| `triton.tools.experimental_descriptor` (`create_1d_tma_descriptor`, `create_2d_tma_descriptor`, `TmaDescKernelParam`) | added 3.2.0, removed (renamed `triton.tools.tensor_descriptor`) | 3.4.0 |
+| `tl.extra.cuda.experimental_device_tensormap_create1d/2d`, `experimental_tensormap_fenceproxy_acquire` | removed | 3.4.0 |
+| `tl._experimental_make_tensor_descriptor` | added 3.3.0, renamed `tl.make_tensor_descriptor` | 3.4.0 |
+| `tl.make_tensor_descriptor`, `tl.load_tensor_descriptor`, `tl.store_tensor_descriptor`, `triton.tools.tensor_descriptor` | added | 3.4.0 |
+| `triton.set_allocator` | added | 3.3.0 |
+| `tl.make_block_ptr` | deprecated 3.7.0, removed (raises `NotImplementedError`) | 3.9.0 |
+| `tl.advance` | removed | 3.9.0 |
+| `tl.dot(allow_tf32=)` | deprecated (use `input_precision=`) | 3.0.0 |
+| `triton.testing.do_bench(fast_flush=)` | removed | 3.2.0 |
+| `triton.autotune(warmup=, rep=, use_cuda_graph=)` | deprecated (use `do_bench=`) | 3.2.0 |
+
+A removed API, or one that ships only in a later release, is an `error`; a deprecated one a
+`warning`. Each message names the release it assumed and where that came from.
+
+It stays silent on code written for several releases: a use inside a `try` that catches
+`ImportError`, `AttributeError` (or `Exception`), or under an `if` that tests a version or probes
+for the API (`hasattr`, `triton.__version__`, `HAS_TMA`).
 
 ## Why is this bad?
-TODO: what goes wrong at run time, in your own words.
+Triton changes its Python API between minor releases. Code that used the experimental TMA API
+stops importing on 3.4 (`ImportError: cannot import name 'create_2d_tma_descriptor'`) or compiling
+(`AttributeError: module 'triton.language' has no attribute '_experimental_descriptor_load'`);
+block-pointer kernels stop compiling on 3.9; a `do_bench(fast_flush=True)` benchmark raises
+`TypeError` from 3.2. The failure appears when the dependency is upgraded, far from the code.
 
 ## Example
 ```python
-TODO
+# requirements.txt: triton==3.4.0
+desc = tl._experimental_make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+acc = tl.dot(a, b, allow_tf32=False)
 ```
 
 ## Use instead
 ```python
-TODO
+desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+acc = tl.dot(a, b, input_precision="ieee")
 ```
+Fixes are offered for the pure renames and literal keywords: `_experimental_make_tensor_descriptor`
+-> `make_tensor_descriptor`, `allow_tf32=True/False` -> `input_precision="tf32"/"ieee"`, dropping
+`fast_flush=`.
 """
     references = """
-- TODO: the seed section or issue threads the rule comes from.
+- triton-lang/triton PR #6488 ('[BC-Breaking] Kill experimental descriptor APIs', in 3.4.0) and
+  issue #8547 (no replacement for `create_2d_tma_descriptor`); PR #3739 (the experimental API).
+- triton PR #9667 (make_block_ptr deprecation warning, 3.7.0) and PR #10833 (block pointers
+  removed, 3.9.0); sglang PR #39381 and ROCm/ATOM PR #2003 (the fallout).
+- triton PR #3234 and #3498 (`input_precision`, `allow_tf32` deprecated); PR #4485 and
+  FlashMLA PR #12 (`fast_flush` removed in 3.2.0).
+- Every version in the table was read from the PyPI wheels' sources (3.0.0 to 3.9.0).
 """
 
-    def check(self, node, ctx):
-        if ctx.kernel_of(node, "triton") is None:
-            return
-        return
-        yield Report(node, "TODO")
+    def finish(self, ctx):
+        target = ctx.target("triton")
+        for use in api_uses(ctx, "triton"):
+            message, severity = describe_use(use, target, ctx)
+            yield Report(use.node, message, severity=severity, fix=fix_for(use, ctx))

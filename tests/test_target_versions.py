@@ -1,0 +1,93 @@
+"""Target releases (issue 22): reading a project's pins, the range rule, the settings, and the
+fixtures that give different findings under two target releases."""
+from __future__ import annotations
+
+import pytest
+
+from fixture_files import all_fixtures
+from kernelint.config import ConfigError, read_settings
+from kernelint.model.dsl import triton
+from kernelint.model.dsl.versioning import DEPRECATED, MISSING, OK, status_in
+from kernelint.versions import project_pins, split_requirement, targets_for, version_of
+
+TWO_WAY = [f for f in all_fixtures() if f.silent_under()]
+
+
+@pytest.mark.parametrize("fixture", TWO_WAY, ids=[f.id for f in TWO_WAY])
+def test_one_file_two_targets(fixture):
+    """The fixture reports under its own target and reports nothing under the other one."""
+    assert {f.code for f in fixture.findings()} == {fixture.code}
+    for versions in fixture.silent_under():
+        assert [f for f in fixture.findings(versions) if f.code == fixture.code] == []
+
+
+def test_every_version_rule_has_a_two_way_fixture():
+    codes = {f.code for f in TWO_WAY}
+    assert {"KL131"} <= codes
+
+
+@pytest.mark.parametrize("requirement, version, how", [
+    ("triton==3.3.1", (3, 3, 1), "exact pin"),
+    ("triton>=3.2,<3.4", (3, 3, 1), "the newest allowed release kernelint knows"),
+    ("triton ~= 3.2.0", (3, 2), "the newest allowed release kernelint knows"),
+    ("triton==3.3.*", (3, 3, 1), "the newest allowed release kernelint knows"),
+    ("triton<2", (1, 1, 1), "the newest allowed release kernelint knows"),
+    ("triton>=9.0", (9,), "its lower bound (no release kernelint knows is allowed)"),
+    ("pytorch-triton==3.1.0+cf34004b8a", (3, 1), "exact pin"),
+    ("triton[tests]>=3.5 ; python_version>'3.9'", (3, 9), "the newest allowed release kernelint knows"),
+])
+def test_a_requirement_means_one_version(requirement, version, how):
+    _, clauses = split_requirement(requirement)
+    assert version_of(clauses, triton.RELEASES) == (version, how)
+
+
+def test_a_bare_name_or_a_url_pins_nothing():
+    assert version_of(split_requirement("triton")[1], triton.RELEASES) is None
+    assert split_requirement("triton @ https://example.com/triton.whl") is None
+    assert split_requirement("-r other.txt") is None
+
+
+def write(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_pins_are_read_without_running_anything(tmp_path):
+    write(tmp_path, {
+        "setup.py": "import os\nos.system('exit 1')\nREQ = ['triton==3.2.0']\n"
+                    "setup(install_requires=REQ, extras_require={'cute': ['nvidia-cutlass-dsl>=4.3,<4.5']})\n",
+        "environment.yml": "dependencies:\n  - python=3.11\n  - pip:\n    - cuda-tile==1.2.0\n",
+        "pkg/k.py": "import triton\n",
+    })
+    targets = targets_for(tmp_path / "pkg" / "k.py")
+    assert (targets.triton.text, targets.cute.text, targets.cutile.text) == ("3.2.0", "4.4.2", "1.2.0")
+    assert "setup.py install_requires" in targets.triton.source
+    assert "newest allowed" in targets.cute.source
+
+
+def test_main_dependencies_come_before_extras(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["triton>=3.2,<3.4"]\n'
+                                       '[project.optional-dependencies]\ntest = ["triton==3.6.0"]\n',
+                     "requirements-dev.txt": "triton==3.0.0\n", "k.py": ""})
+    assert [p.where for p in project_pins(tmp_path)][0] == "pyproject.toml [project] dependencies"
+    assert targets_for(tmp_path / "k.py").triton.text == "3.3.1"
+
+
+def test_configured_versions_win_and_are_validated(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.kernelint]\ntriton-version = "3.3.1"\n', "requirements.txt": "triton==3.6.0\n"})
+    settings = read_settings(tmp_path / "pyproject.toml")
+    assert targets_for(tmp_path / "k.py", settings.target_versions).triton.describe().startswith("Triton 3.3.1 (set by")
+    write(tmp_path, {"pyproject.toml": '[tool.kernelint]\ncutlass-dsl-version = 4\n'})
+    with pytest.raises(ConfigError, match="cutlass-dsl-version must be a version"):
+        read_settings(tmp_path / "pyproject.toml")
+
+
+def test_the_table_answers_by_release():
+    assert status_in(triton.API_CHANGES, triton.EXPERIMENTAL_DESCRIPTOR_LOAD, (3, 3, 1)).state == OK
+    assert status_in(triton.API_CHANGES, triton.EXPERIMENTAL_DESCRIPTOR_LOAD, (3, 4)).state == MISSING
+    assert status_in(triton.API_CHANGES, triton.MAKE_TENSOR_DESCRIPTOR, (3, 3, 1)).state == MISSING
+    assert status_in(triton.API_CHANGES, triton.MAKE_BLOCK_PTR, (3, 8)).state == DEPRECATED
+    assert status_in(triton.API_CHANGES, triton.MAKE_BLOCK_PTR, (3, 9)).state == MISSING
