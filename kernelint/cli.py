@@ -116,6 +116,13 @@ def _parser() -> argparse.ArgumentParser:
                                   description="Show a rule's documentation, by code or name.")
     explain.add_argument("rule", metavar="CODE-OR-NAME")
 
+    server = commands.add_parser("server", help="run the language server (LSP over standard input and output)",
+                                 description="Speak the Language Server Protocol on standard input and "
+                                             "output: diagnostics as you type, quick fixes, `# noqa` "
+                                             "actions and hover with each rule's doc and evidence. "
+                                             "Editors start it; docs/editors.md shows how.")
+    server.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)")
+
     prove = commands.add_parser("prove", help="run reference kernel pairs on a GPU and record the evidence",
                                 description="Run the bad/good reference pairs of the given rules "
                                             "(default: all) and report whether each rule's claim holds.")
@@ -466,6 +473,12 @@ def _explain(args) -> int:
     return EXIT_CLEAN
 
 
+def _server(args) -> int:
+    from kernelint.lsp.server import main as serve
+
+    return serve()
+
+
 def _prove(args) -> int:
     from kernelint.prove.cli import run
 
@@ -478,7 +491,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_ERROR
-    handler = {"check": _check, "rules": _rules, "explain": _explain, "prove": _prove}[args.command]
+    handler = {"check": _check, "rules": _rules, "explain": _explain, "prove": _prove,
+               "server": _server}[args.command]
     try:
         return handler(args)
     except UsageError as error:
