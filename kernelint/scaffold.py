@@ -147,6 +147,12 @@ def work(case):
 '''
 
 
+_PAIR_CONFIG = '''# This pair's rule, on here even where it is off by default, so that `kernelint check
+# reference_kernels` reports every `# expect:` line of bad.py and nothing in good.py.
+extend-select = ["{code}"]
+'''
+
+
 def files_for(code: str, name: str, evidence: str, root: Path) -> dict[Path, str]:
     dsl = DSL_OF_HUNDRED[code[2]]
     module = name.replace("-", "_")
@@ -161,6 +167,7 @@ def files_for(code: str, name: str, evidence: str, root: Path) -> dict[Path, str
         root / "tests" / "fixtures" / dsl / f"{code}_reported.py": _FIXTURE_BAD.format(**fields),
         root / "tests" / "fixtures" / dsl / f"{code}_silent.py": _FIXTURE_OK.format(**fields),
         pair / "pair.toml": _PAIR.format(**fields),
+        pair / "kernelint.toml": _PAIR_CONFIG.format(**fields),
         pair / "bad.py": _KERNEL.format(side="bad", why=f" (the line with the construct carries `# expect: {code}`)", imports=imports),
         pair / "good.py": _KERNEL.format(side="good", why="", imports=imports),
         pair / "reference.py": _REFERENCE + (_WORK if evidence == "perf" else ""),

@@ -31,6 +31,7 @@ def test_scaffold_creates_a_rule_the_contract_refuses(tmp_path):
     pair = tmp_path / "reference_kernels" / "cutile" / "KL429_probe_rule"
     manifest = load_pair(pair)
     assert manifest.code == "KL429" and manifest.evidence_class == "numerics"
+    assert (pair / "kernelint.toml").read_text(encoding="utf-8").endswith('extend-select = ["KL429"]\n')
     for created in [module, *pair.glob("*.py")]:
         compile(created.read_text(encoding="utf-8"), str(created), "exec")  # every stub is valid Python
     fixtures = [Fixture(p) for p in sorted((tmp_path / "tests" / "fixtures" / "cutile").glob("KL429_*.py"))]
