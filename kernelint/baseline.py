@@ -4,8 +4,11 @@
 A finding is known by its file, its code, the text of the line it starts on (whitespace
 collapsed) and which occurrence of that (code, text) pair in the file it is: never by line
 number, so moving code, adding lines above it or re-indenting it keeps it known, while a second
-copy of the same bad line is new. Paths are stored relative to the baseline file's folder, so
-the baseline works from any working directory.
+copy of the same bad line is new. A finding that stands for a cause (``Finding.cause``: one
+finding for several sites, ``kernelint.grouping``) is known by its file, code and cause instead,
+so the entry covers every site of that cause: adding, removing or moving one of its sites keeps
+it known. Paths are stored relative to the baseline file's folder, so the baseline works from any
+working directory.
 """
 from __future__ import annotations
 
@@ -35,7 +38,10 @@ def fingerprints(findings: list[Finding], sources: Sources) -> list[str]:
     seen: Counter = Counter()
     out = []
     for finding in findings:
-        text = normalized(sources.line(finding.path, finding.line))
+        if finding.cause is not None:
+            text = "cause:" + finding.cause
+        else:
+            text = normalized(sources.line(finding.path, finding.line))
         seen[(finding.path, finding.code, text)] += 1
         occurrence = seen[(finding.path, finding.code, text)]
         key = f"{finding.code}\0{text}\0{occurrence}"

@@ -5,6 +5,10 @@ rules the nearest configuration selects for the file, so both front ends agree. 
 left to flake8, which honours ``--disable-noqa``; ``# kernelint: disable=`` directives are
 kernelint's own and always apply. Standard input (``flake8 -``) is checked under the name
 ``--stdin-display-name`` gives, so that name's configuration and per-file ignores apply.
+flake8 reports one line per finding and has no related locations: a finding that stands for
+several sites of one cause (``Finding.related``) is reported at its first site only, with the
+others counted and listed in the message (``(and 2 more: lines 40, 52)``); a ``# noqa`` there
+silences the whole cause, as a baseline entry does.
 flake8 imports every plugin at start-up, so the engine is imported only when a file is checked.
 """
 from __future__ import annotations
@@ -26,4 +30,4 @@ class KernelintFlake8:
 
         findings = check_with_project_config(self.filename, "".join(self.lines), self.tree, noqa_by_caller=True)
         for finding in findings:
-            yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)
+            yield finding.line, finding.column - 1, f"{finding.code} {finding.shown_message}", type(self)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_files import markers
+from fixture_files import markers, reported_sites
 from kernelint.engine import Options, check_source
 from kernelint.rules import all_rules
 
@@ -19,7 +19,7 @@ def default_codes(*extra: str) -> frozenset[str]:
 
 def reported(source: str, *codes: str) -> set[tuple[int, str]]:
     """(line, code) of the engine's findings on ``source`` with the default rules plus ``codes``."""
-    return {(f.line, f.code) for f in check_source("snippet.py", source, Options(default_codes(*codes)))}
+    return reported_sites(check_source("snippet.py", source, Options(default_codes(*codes))))
 
 
 def read(path: Path) -> str:

@@ -99,10 +99,19 @@ def all_fixtures() -> list[Fixture]:
 
 
 def render(findings: list[Finding]) -> str:
-    """One line per finding; a finding at another severity than its rule's says which."""
+    """One line per finding; a finding at another severity than its rule's says which; the other
+    sites of its cause (``Finding.related``) follow it, one ``  and ...`` line each."""
     return "".join(
-        f"{f.line}:{f.column}:{f.end_line}:{f.end_column} {f.code}{_quieter(f)} {f.message}\n" for f in findings
+        f"{f.line}:{f.column}:{f.end_line}:{f.end_column} {f.code}{_quieter(f)} {f.message}\n"
+        + "".join(f"  and {s.line}:{s.column}:{s.end_line}:{s.end_column} {s.message}\n" for s in f.related)
+        for f in findings
     )
+
+
+def reported_sites(findings: list[Finding]) -> set[tuple[int, str]]:
+    """(line, code) of every site the findings report: each finding's own and its related ones
+    (a grouped finding reports each site of its cause)."""
+    return {(f.line, f.code) for f in findings} | {(s.line, f.code) for f in findings for s in f.related}
 
 
 def _quieter(finding: Finding) -> str:

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from fixture_files import all_fixtures, render
+from fixture_files import all_fixtures, render, reported_sites
 
 FIXTURES = all_fixtures()
 UPDATE = os.environ.get("KERNELINT_UPDATE_FIXTURES") == "1"
@@ -14,7 +14,7 @@ UPDATE = os.environ.get("KERNELINT_UPDATE_FIXTURES") == "1"
 @pytest.mark.parametrize("fixture", FIXTURES, ids=[f.id for f in FIXTURES])
 def test_fixture_matches_its_markers(fixture):
     marks = fixture.marks()
-    reported = {(f.line, f.code) for f in fixture.findings()}
+    reported = reported_sites(fixture.findings())
     code_marks = {kind: {m for m in found if m[1] == fixture.code} for kind, found in marks.items()}
     assert reported == code_marks["expect"] | code_marks["todo-ok"], (
         f"missing: {sorted(code_marks['expect'] - reported)}; "

@@ -16,7 +16,8 @@ def _escape_property(text: str) -> str:
 
 
 def render(findings: list[Finding], rules, *, sources: Sources | None = None, **_) -> str:
-    """Columns are given in characters, as GitHub counts them (findings count UTF-8 bytes)."""
+    """Columns are given in characters, as GitHub counts them (findings count UTF-8 bytes). An
+    annotation has one place: a finding's other sites are counted in its message."""
     sources = sources or Sources()
     lines = []
     for f in findings:
@@ -27,5 +28,5 @@ def render(findings: list[Finding], rules, *, sources: Sources | None = None, **
             f"col={column}", f"endColumn={end_column}",
             f"title={_escape_property(f'{f.code} {f.name}')}",
         ])
-        lines.append(f"::{_LEVEL[f.severity]} {properties}::{_escape_data(f'{f.code} {f.message}')}")
+        lines.append(f"::{_LEVEL[f.severity]} {properties}::{_escape_data(f'{f.code} {f.shown_message}')}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -13,7 +13,7 @@ import sarif_om as om
 import kernelint
 from kernelint import docs
 from kernelint.baseline import fingerprints
-from kernelint.findings import Finding, Severity
+from kernelint.findings import Finding, Severity, Site
 from kernelint.sources import Sources, character_column
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -93,8 +93,8 @@ def _column(sources: Sources, path: str, line: int, byte_column: int) -> int:
     return character_column(sources.line(path, line), byte_column) + 1
 
 
-def _region(finding: Finding, sources: Sources) -> om.Region:
-    """The finding's range in code points (findings count UTF-8 bytes, as ``ast`` does)."""
+def _region(finding: Finding | Site, sources: Sources) -> om.Region:
+    """The finding's (or site's) range in code points (findings count UTF-8 bytes, as ``ast`` does)."""
     start = _column(sources, finding.path, finding.line, finding.column - 1)
     end = _column(sources, finding.path, finding.end_line, finding.end_column - 1)
     if finding.end_line == finding.line:
@@ -118,6 +118,39 @@ def _fixes(finding: Finding, artifact: om.ArtifactLocation, sources: Sources) ->
     title = fix.title if fix.safe else f"{fix.title} (unsafe: may change behaviour; kernelint applies it only with --unsafe-fixes)"
     return [om.Fix(description=om.Message(text=title),
                    artifact_changes=[om.ArtifactChange(artifact_location=artifact, replacements=replacements)])]
+
+
+def _location(site: Site, root: Path, sources: Sources, message: str, location_id: int | None = None) -> om.Location:
+    return om.Location(
+        id=location_id if location_id is not None else -1,
+        physical_location=om.PhysicalLocation(artifact_location=_artifact(site.path, root),
+                                              region=_region(site, sources)),
+        message=om.Message(text=message) if message else None,
+    )
+
+
+def _related_locations(finding: Finding, root: Path, sources: Sources) -> list | None:
+    """The other sites of the finding's cause (``Finding.related``), each with its own message."""
+    if not finding.related:
+        return None
+    return [_location(site, root, sources, site.message, number) for number, site in enumerate(finding.related, 1)]
+
+
+def _code_flows(finding: Finding, root: Path, sources: Sources) -> list | None:
+    """The facts that have a place in the source, in order, as one thread flow: code scanning
+    shows them as the finding's path ("Show paths")."""
+    located = [fact for fact in finding.facts if fact.site is not None]
+    if not located:
+        return None
+    steps = [om.ThreadFlowLocation(location=_location(fact.site, root, sources, fact.text)) for fact in located]
+    return [om.CodeFlow(thread_flows=[om.ThreadFlow(locations=steps)])]
+
+
+def _message(finding: Finding) -> str:
+    """The message, the count of the cause's other sites, and the facts that have no place in the
+    source (the located ones are the code flow)."""
+    unlocated = [fact.text for fact in finding.facts if fact.site is None]
+    return finding.shown_message + (f" Why: {'; '.join(unlocated)}." if unlocated else "")
 
 
 def _invocation(exit_code: int | None) -> dict:
@@ -146,13 +179,15 @@ def render(findings: list[Finding], rules, *, sources: Sources | None = None,
             rule_id=finding.code,
             rule_index=index.get(finding.code, -1),
             level=_LEVEL[finding.severity],
-            message=om.Message(text=finding.message),
+            message=om.Message(text=_message(finding)),
             locations=[om.Location(physical_location=om.PhysicalLocation(
                 artifact_location=artifact,
                 region=_region(finding, sources),
             ))],
             partial_fingerprints={"primaryLocationLineHash": fingerprint},
             fixes=_fixes(finding, artifact, sources),
+            related_locations=_related_locations(finding, root, sources),
+            code_flows=_code_flows(finding, root, sources),
         ))
     run = om.Run(
         tool=om.Tool(driver=om.ToolComponent(
