@@ -161,6 +161,7 @@ ANNOTATED_GLOBALS_REJECTED = "reading a module global annotated `X: tl.constexpr
 META_KERNELS = "kernels that take **meta and read meta['NAME'] (Triton 1.x)"
 AUTOTUNE_UNKNOWN_KEY_RAISES = "autotune key naming no kernel parameter raises ValueError"
 TENSOR_AND_OR = "Python `and` / `or` on non-scalar tensors in @jit code"
+META_PARAMETER_REJECTED = "@triton.jit on a function with a **kwargs parameter raises TypeError"
 
 _WHEELS = "PyPI wheel sources compared release by release (triton/language/__init__.py, core.py)"
 _PR6488 = "triton PR #6488 ('[BC-Breaking] Kill experimental descriptor APIs'); " + _WHEELS
@@ -235,6 +236,9 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange(META_KERNELS, CHANGED, "2.0.0",
               "wheel sources: 1.0.0 and 1.1.1 code_gen.py bind a kernel's **meta to the launch keywords; "
               "2.0.0's compiler has no such binding"),
+    ApiChange(META_PARAMETER_REJECTED, CHANGED, "3.9.0",
+              _WHEELS + " (runtime/jit.py raises 'JIT functions do not support **meta parameters' when the "
+              "decorator runs; no such check in 2.0.0 to 3.8.0)"),
     ApiChange(AUTOTUNE_UNKNOWN_KEY_RAISES, CHANGED, "3.9.0",
               "triton PR #11602; " + _WHEELS + " (3.9.0 autotuner.py raises 'contains names that are not "
               "kernel arguments'; 3.8.0 does not)"),
