@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     report.add_argument("--show-source", action="store_true",
                         help="concise text format: print each finding's line with a caret under it")
+    report.add_argument("--show-facts", action="store_true",
+                        help="text format: under each finding, the facts it rests on and where each was read "
+                             "(JSON and SARIF always carry them)")
     report.add_argument("--statistics", action="store_true",
                         help="print how many findings each rule has instead of the findings")
     report.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
@@ -410,7 +413,7 @@ def _report(args, findings, files, rules, sources) -> int:
     colour = text_format and (args.color == "always" or (not args.output and use_colour(sys.stdout, args.color)))
     style = args.output_style or ("concise" if args.show_source else default_style(sys.stdout, bool(args.output)))
     text = _renderer(args.format)(findings, rules, style=style, show_source=args.show_source, colour=colour,
-                                  sources=sources, exit_code=status)
+                                  sources=sources, exit_code=status, show_facts=args.show_facts)
     _emit(text, args)
     if args.format == "text" and not findings and not args.output and sys.stdout.isatty():
         print(f"All checks passed ({len(files)} file{'s' if len(files) != 1 else ''}).")

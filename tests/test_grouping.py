@@ -131,3 +131,20 @@ def test_a_baseline_entry_covers_the_cause_not_each_site(monkeypatch, tmp_path):
     new = baseline.new_findings(check_source(str(path), edited + "flag(c)\n", OPTIONS),
                                 tmp_path / "base.json", _sources(path))
     assert [f.cause for f in new] == ["c"]
+
+
+def test_text_counts_the_other_sites_and_shows_facts_on_request(monkeypatch, tmp_path):
+    from kernelint.output import text
+
+    path = tmp_path / "ops.py"
+    path.write_text(SOURCE)
+    register(monkeypatch, CauseRule)
+    findings = check_source(str(path), SOURCE, OPTIONS)
+    concise = text.render(findings, [], style="concise").splitlines()
+    assert concise[0].endswith("KL992 flag(a) called (and 2 more: lines 5, 6) [flagged-cause]")
+    assert not any("why:" in line for line in concise)
+    with_facts = text.render(findings, [], style="concise", show_facts=True).splitlines()
+    assert with_facts[1:5] == ["  why: `a` is flagged (3)", "  why: flags are bad",
+                               "  why: `a` is flagged (5)", "  why: `a` is flagged (6)"]
+    full = text.render(findings, [], style="full", sources=_sources(path), show_facts=True)
+    assert "= same cause: 2 more: lines 5, 6" in full and "= why: flags are bad" in full

@@ -95,13 +95,26 @@ def _summary(findings: list[Finding]) -> list[str]:
 def concise_line(f: Finding, colour: bool = False) -> str:
     location = _paint(f"{f.path}:{f.line}:{f.column}:", _BOLD, colour=colour)
     code = _paint(f.code, _BOLD, _SEVERITY_COLOUR[f.severity], colour=colour)
-    return f"{location} {code} {f.message} {_paint(f'[{f.name}]', _DIM, colour=colour)}"
+    return f"{location} {code} {f.shown_message} {_paint(f'[{f.name}]', _DIM, colour=colour)}"
 
 
-def _concise(findings: list[Finding], show_source: bool, colour: bool, sources) -> list[str]:
+def fact_lines(f: Finding) -> list[str]:
+    """``--show-facts``: why the finding fires, one fact a line, with where it was read."""
+    out = []
+    for fact in f.facts:
+        where = ""
+        if fact.site is not None:
+            where = f" ({fact.site.line})" if fact.site.path == f.path else f" ({fact.site.path}:{fact.site.line})"
+        out.append(f"{fact.text}{where}")
+    return out
+
+
+def _concise(findings: list[Finding], show_source: bool, colour: bool, sources, show_facts: bool = False) -> list[str]:
     lines = []
     for f in findings:
         lines.append(concise_line(f, colour))
+        if show_facts:
+            lines.extend(f"  {_paint('why:', _HELP, colour=colour)} {fact}" for fact in fact_lines(f))
         if show_source and sources is not None:
             text = sources.line(f.path, f.line)
             if text.strip():
@@ -172,12 +185,18 @@ def _frame(f: Finding, sources, colour: bool) -> list[str]:
     return out
 
 
-def _notes(f: Finding) -> list[tuple[str, str]]:
-    """(label, text) lines under the frame: the fix, the rule's measured evidence."""
+def _notes(f: Finding, show_facts: bool = False) -> list[tuple[str, str]]:
+    """(label, text) lines under the frame: the other sites of the finding's cause, why it fires
+    (``--show-facts``), the fix, the rule's measured evidence."""
     from kernelint.evidence import one_line
+    from kernelint.findings import related_note
     from kernelint.rules import find_rule
 
     notes = []
+    if f.related:
+        notes.append(("same cause", related_note(f.related, f.path).strip(" ()").removeprefix("and ")))
+    if show_facts:
+        notes.extend(("why", fact) for fact in fact_lines(f))
     if f.fix is not None:
         how = "--fix" if f.fix.safe else "--fix --unsafe-fixes (may change behaviour)"
         notes.append(("help", f"{f.fix.title} (kernelint check {how})"))
@@ -188,25 +207,25 @@ def _notes(f: Finding) -> list[tuple[str, str]]:
     return notes
 
 
-def full_block(f: Finding, sources, colour: bool = False) -> list[str]:
+def full_block(f: Finding, sources, colour: bool = False, show_facts: bool = False) -> list[str]:
     """One finding in the full format: headline, code frame, notes."""
     frame = _frame(f, sources, colour)
     lines = [_headline(f, colour), *frame]
     count = len(sources.lines(f.path)) if frame else 0
     pad = " " * (_gutter_width(_shown_lines(f, count)) + 1 if frame else 1)
-    for label, text in _notes(f):
+    for label, text in _notes(f, show_facts):
         lines.append(f"{pad}{_paint('=', _GUTTER, colour=colour)} {_paint(label + ':', _HELP, colour=colour)} {text}")
     return lines
 
 
 def render(findings: list[Finding], rules, *, style: str = "concise", show_source: bool = False,
-           colour: bool = False, sources=None, **_) -> str:
+           colour: bool = False, sources=None, show_facts: bool = False, **_) -> str:
     if style == "full":
         lines = []
         for f in findings:
-            lines.extend(full_block(f, sources, colour))
+            lines.extend(full_block(f, sources, colour, show_facts))
             lines.append("")
     else:
-        lines = _concise(findings, show_source, colour, sources)
+        lines = _concise(findings, show_source, colour, sources, show_facts)
     lines.extend(_summary(findings))
     return "\n".join(lines) + ("\n" if lines else "")
