@@ -2,7 +2,8 @@
 pylint message help."""
 from __future__ import annotations
 
-from kernelint.evidence import describe, load_record
+from kernelint.evidence import describe, load_record, machine
+from kernelint.measured import measured
 from kernelint.rules import Rule, pylint_messages
 
 #: Where the project lives, and where each rule's rendered doc (docs/rules/CODE.md) is published.
@@ -38,8 +39,20 @@ def header(rule: type[Rule]) -> str:
         f"- DSL: {rule.dsl}; family: {rule.family}\n"
         f"- Severity: {severity}; confidence: {rule.confidence.value}; default: {default}\n"
         f"- Evidence class: {rule.evidence_class}\n"
+        f"{measured_lines(rule)}"
         f"- pylint: {pylint}\n"
     )
+
+
+def measured_lines(rule: type[Rule]) -> str:
+    """What the rule's pair measured, next to what the seed claimed (issue 24): the range and the
+    shapes the bad kernel won, not only the verdict."""
+    record = load_record(rule.code) if rule.evidence_class != "none" else None
+    if record is None:
+        return ""
+    where = machine(record).split(",")[0]
+    lines = f"- Measured on {where}: {measured(record)}\n"
+    return lines + (f"- Seed claim: {record['claim']}\n" if record.get("claim") else "")
 
 
 def body(rule: type[Rule]) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kernelint.docs import render
 from kernelint.evidence import evidence_codes, load_record, machine
+from kernelint.measured import perf_range
 from kernelint.prove.manifest import default_root, folder_name_parts, pair_dirs, tomllib
 from kernelint.rules import all_rules
 
@@ -132,6 +133,9 @@ def rules_table() -> str:
     for rule in all_rules():
         record = load_record(rule.code)
         verdict = record.get("verdict", "") if record else ("n/a" if rule.evidence_class == "none" else "not yet measured")
+        measured_range = perf_range(record) if record else None
+        if measured_range:
+            verdict += f", {measured_range}"
         lines.append(f"| {rule.code} | `{rule.name}` | {rule.dsl} | {rule.severity.value} | "
                      f"{'on' if rule.default_enabled else 'off'} | {rule.evidence_class}: {verdict} |")
     return "\n".join(lines) + "\n"

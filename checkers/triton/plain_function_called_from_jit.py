@@ -1,47 +1,106 @@
-"""KL134 plain-function-called-from-jit: TODO one-line summary."""
+"""KL134 plain-function-called-from-jit: a Triton kernel passes tensors to a function without ``@triton.jit``."""
 from __future__ import annotations
 
 import ast
 
+from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
+from kernelint.model.blocks import tensor_origin
+from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
+
+_COMPUTES = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.AugAssign, ast.Subscript)
 
 
 class PlainFunctionCalledFromJit(Rule):
     code = "KL134"
     name = "plain-function-called-from-jit"
-    family = "triton-TODO"
+    family = "triton-correctness"
     dsl = "triton"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL134`.
     severity = Severity.INFO
     default_enabled = False
     evidence_class = "compile"
-    summary = "TODO: one sentence, what is wrong and what it costs."
+    summary = ("A Triton kernel passes a tensor to a plain Python `def` of the file: the compiler calls it at "
+               "trace time, where Triton operations on the tensor fail to compile.")
     node_types = (ast.Call,)
     doc = """
 ## What it does
-TODO: what the rule looks for, and the correct code it stays silent on.
+Flags a call, inside a `@triton.jit` function, to a function of the same file that has no
+decorator (a plain `def`) when an argument is shown to be a traced tensor (computed from
+`tl.program_id`, `tl.load`, `tl.arange`, a constructor, or a runtime parameter of a launched
+kernel) and the function computes with its arguments (arithmetic, comparisons, indexing or
+`triton.language` calls).
+
+It stays silent on plain helpers given only constexprs and literals
+(`_block_for(BLOCK_SIZE)`, run at compile time on purpose), on functions with any decorator
+(`@triton.jit`, `@tl.constexpr_function`, a project's own wrapper), on names bound more than once
+(`gelu = triton.jit(gelu)`), and on functions of other modules.
 
 ## Why is this bad?
-TODO: what goes wrong at run time, in your own words.
+Triton compiles a `@triton.jit` function by reading its source; a call to a function that is
+neither `@triton.jit` nor a Triton builtin is made in Python while the kernel is traced, with the
+kernel's tensors as arguments. Every Triton operation on them (`x * 0.5`, `tl.exp(x)`, `x < n`)
+then runs outside the compiler and fails: "Did you forget to add @triton.jit ? (`_semantic`
+argument must be provided outside of JIT functions.)". The cuTile convention "helpers stay plain
+`def`" does not carry over, and under `TRITON_INTERPRET=1`, where kernels run as Python, the same
+code works, so the error shows only on the GPU.
 
 ## Example
 ```python
-TODO
+def gelu(x):
+    return 0.5 * x * (1.0 + tl.erf(x * 0.7071067811865476))
+
+@triton.jit
+def gelu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, gelu(x), mask=offs < n)
 ```
 
 ## Use instead
 ```python
-TODO
+@triton.jit
+def gelu(x):
+    return 0.5 * x * (1.0 + tl.erf(x * 0.7071067811865476))
 ```
 """
     references = """
-- TODO: the seed section or issue threads the rule comes from.
+- triton-lang/triton PR #1429 (the error for a non-Triton function called from a Triton function:
+  "Decorate it with @triton.jit to fix this"), issue #566 (the `_builder`/`_semantic` error).
+- GitHub issue 23 item 8: the cuTile seed's "helpers stay plain def" does not carry over to Triton.
 """
 
     def check(self, node, ctx):
-        if ctx.kernel_of(node, "triton") is None:
+        if not isinstance(node.func, ast.Name) or ctx.kernel_of(node, "triton") is None:
             return
-        return
-        yield Report(node, "TODO")
+        helper = _plain_function(ctx, node)
+        if helper is None or not _computes_with_arguments(ctx, helper):
+            return
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        tensor = next((a for a in arguments if tensor_origin(ctx, a) is not None), None)
+        if tensor is None:
+            return
+        yield Report(node, f"`{helper.name}` is a plain function called from Triton kernel code with tensor "
+                           f"`{short(tensor)}`: Triton calls it while tracing and its tensor operations fail "
+                           f"to compile; decorate `{helper.name}` with `@triton.jit`")
+
+
+def _plain_function(ctx, call: ast.Call) -> ast.FunctionDef | None:
+    """The undecorated ``def`` that is the only binding of the called name, or None."""
+    definitions = ctx.definitions(call.func.id, call)
+    if len(definitions) != 1:
+        return None
+    function = definitions[0].node
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+        return None
+    return function
+
+
+def _computes_with_arguments(ctx, function: ast.FunctionDef) -> bool:
+    for node in ast.walk(function):
+        if isinstance(node, _COMPUTES):
+            return True
+        name = ctx.call_name(node) if isinstance(node, ast.Call) else None
+        if name is not None and name.startswith(triton.TL):
+            return True
+    return False

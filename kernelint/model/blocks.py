@@ -1,5 +1,6 @@
-"""Which values inside a Triton kernel are blocks: tensors of more than one element, as opposed
-to scalars (``tl.program_id``, a runtime argument, a reduction to one value) and constexprs.
+"""Which values inside a Triton kernel are tensors (traced values, as opposed to the Python and
+constexpr values the compiler folds), and which tensors are blocks: tensors of more than one
+element, as opposed to scalars (``tl.program_id``, a runtime argument, a reduction to one value).
 
 A value is a block when it is computed, through names and shape-keeping operations, from a
 ``tl.arange``, a ``tl.zeros``/``tl.full`` of a literal non-empty shape, or a block pointer. The
@@ -12,9 +13,10 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from kernelint.model import calls_graph
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import triton
-from kernelint.model.reaching import walk_value
+from kernelint.model.reaching import reaching_definitions, walk_value
 from kernelint.model.walk import parent
 
 if TYPE_CHECKING:
@@ -59,3 +61,50 @@ def _shape_preserving_method(call: ast.Call) -> bool:
 def _literal_nonempty_shape(call: ast.Call, name: str) -> bool:
     shape = signature_argument(call, triton.SIGNATURES[name], "shape")
     return isinstance(shape, (ast.List, ast.Tuple)) and len(shape.elts) > 0
+
+
+_TENSOR_SOURCES = frozenset({triton.PROGRAM_ID, triton.NUM_PROGRAMS, triton.LOAD, triton.ARANGE, triton.ZEROS,
+                             triton.FULL, triton.DOT, triton.MAKE_BLOCK_PTR, *triton.REDUCTIONS})
+
+
+def tensor_origin(ctx: "FileContext", expr: ast.AST) -> ast.AST | None:
+    """The node that makes kernel value ``expr`` a traced tensor, scalar or block: a
+    ``tl.program_id``, ``tl.load``, ``tl.arange``, constructor or reduction it is computed from, or
+    a runtime (not ``tl.constexpr``) parameter of the Triton kernel it reads. None when it is not
+    shown to be one (constexprs, literals, a helper's parameters)."""
+    found: list[ast.AST] = []
+
+    def descend(node: ast.AST) -> bool:
+        if found:
+            return False
+        if isinstance(node, ast.Call):
+            name = ctx.call_name(node)
+            if name in _TENSOR_SOURCES:
+                found.append(node)
+                return False
+            return name in triton.SHAPE_PRESERVING or (name is None and _shape_preserving_method(node))
+        if isinstance(node, ast.Name):
+            runtime = next((d.node for d in reaching_definitions(ctx, node) if _runtime_parameter(ctx, d.node)), None)
+            if runtime is not None:
+                found.append(runtime)
+                return False
+            return True
+        if isinstance(node, ast.Attribute):
+            owner = parent(node)
+            return isinstance(owner, ast.Call) and owner.func is node and _shape_preserving_method(owner)
+        return isinstance(node, _PASS_THROUGH)
+
+    walk_value(ctx, expr, descend, _MAX_DEPTH)
+    return found[0] if found else None
+
+
+def _runtime_parameter(ctx: "FileContext", node: ast.AST) -> bool:
+    """A parameter of a Triton kernel that nothing in the file calls (an entry point, launched from
+    the host) and that is not ``tl.constexpr``. A helper's unannotated parameter may be given a
+    constexpr by its caller, so it is not one."""
+    if not isinstance(node, ast.arg):
+        return False
+    kernel = ctx.kernel_of(node, "triton")
+    if kernel is None or not any(p is node for p in kernel.params) or kernel.is_constexpr(node, ctx.qualname):
+        return False
+    return not calls_graph.call_sites(ctx, kernel.node)
