@@ -136,10 +136,10 @@ MATPLOTLIB_MISSING = "charts need matplotlib: pip install 'kernelint[report]'"
 
 def require_matplotlib() -> None:
     """Raise the install hint before anything is written when matplotlib is missing."""
-    import importlib.util
-
-    if importlib.util.find_spec("matplotlib") is None:
-        raise ReportError(MATPLOTLIB_MISSING)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ReportError(MATPLOTLIB_MISSING) from None
 
 
 def draw(data: dict, image_format: str = "svg") -> bytes:
