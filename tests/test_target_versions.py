@@ -10,7 +10,13 @@ from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import DEPRECATED, MISSING, OK, status_in
 from kernelint.versions import project_pins, split_requirement, targets_for, version_of
 
+import re
+
+from kernelint.findings import Severity
+
+_INFO_UNDER = re.compile(r"^#\s*kernelint-info-under:\s*(.+)$", re.M)
 TWO_WAY = [f for f in all_fixtures() if f.silent_under()]
+INFO_UNDER = [f for f in all_fixtures() if _INFO_UNDER.search(f.source())]
 
 
 @pytest.mark.parametrize("fixture", TWO_WAY, ids=[f.id for f in TWO_WAY])
@@ -21,9 +27,19 @@ def test_one_file_two_targets(fixture):
         assert [f for f in fixture.findings(versions) if f.code == fixture.code] == []
 
 
+@pytest.mark.parametrize("fixture", INFO_UNDER, ids=[f.id for f in INFO_UNDER])
+def test_one_file_errors_under_one_target_and_informs_under_another(fixture):
+    """``# kernelint-info-under: triton-version=X``: the same sites, every one info under X."""
+    own = [f for f in fixture.findings() if f.code == fixture.code]
+    other = [f for f in fixture.findings(_INFO_UNDER.search(fixture.source()).group(1)) if f.code == fixture.code]
+    assert own and {f.severity for f in own} != {Severity.INFO}
+    assert [f.line for f in other] == [f.line for f in own]
+    assert {f.severity for f in other} == {Severity.INFO}
+
+
 def test_every_version_rule_has_a_two_way_fixture():
-    codes = {f.code for f in TWO_WAY}
-    assert {"KL131", "KL132"} <= codes
+    codes = {f.code for f in TWO_WAY + INFO_UNDER}
+    assert {"KL131", "KL132", "KL133"} <= codes
 
 
 @pytest.mark.parametrize("requirement, version, how", [

@@ -9,6 +9,7 @@ from kernelint.findings import Severity
 from kernelint.model.calls import argument, signature_argument
 from kernelint.model.constexprs import RUNTIME_CALLS, runtime_origin
 from kernelint.model.dsl import triton
+from kernelint.model.legacy import meta_parameter
 from kernelint.rules import Report, Rule
 
 #: Tensor methods (``x.reshape(...)``) that take a shape, the way their ``tl`` functions do.
@@ -123,8 +124,8 @@ tl.constexpr = M * 2` and `tl.arange(0, M * 2)` compile and run correctly.
 
     def check(self, node, ctx):
         kernel = ctx.kernel_of(node, "triton")
-        if kernel is None:
-            return
+        if kernel is None or meta_parameter(kernel) is not None:
+            return  # a Triton 1.x kernel sizes blocks from meta['BLOCK']: KL133 says what it is
         found = shape_operands(node, ctx)
         if found is None:
             return
