@@ -12,6 +12,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -193,17 +194,24 @@ def _prove_pair(item: Pair, options: Options, environment: dict, progress: "_Pro
 
 
 def probe(modules: list[str], interpret: bool) -> dict:
-    """The machine, from a child process (so this one never initialises CUDA)."""
+    """The machine, from a child process (so this one never initialises CUDA). The child runs in
+    an empty folder: ``python -m`` puts its working directory first on ``sys.path``, and an
+    ``argparse.py`` or ``torch.py`` in the caller's folder would run in its place. A probe that
+    gives no answer is an error (exit 2), never a run whose every pair is "skipped"."""
     command = [sys.executable, "-m", "kernelint.prove.child", "probe", *modules]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=child_env(interpret),
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return {"torch_error": "the environment probe timed out after 300 s"}
+    with tempfile.TemporaryDirectory(prefix="kernelint-probe-") as empty:
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=child_env(interpret),
+                                  stdin=subprocess.DEVNULL, cwd=empty)
+        except subprocess.TimeoutExpired:
+            raise ProveUsageError("the environment probe (python -m kernelint.prove.child probe) "
+                                  "did not answer in 300 s") from None
     for line in done.stdout.splitlines():
         if line.startswith(RESULT):
             return json.loads(line[len(RESULT):])
-    return {"torch_error": f"the environment probe failed: {done.stderr.strip()[-500:]}"}
+    tail = (done.stderr.strip() or done.stdout.strip())[-500:] or "no output"
+    raise ProveUsageError(f"the environment probe (python -m kernelint.prove.child probe) failed "
+                          f"with exit status {done.returncode}: {tail}")
 
 
 def command_line(args) -> str:
