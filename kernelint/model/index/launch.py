@@ -1,0 +1,90 @@
+"""A kernel's symbols under one launch: the program ids range over the grid the host launches,
+parameters take the host sizes the launch passes, and each pointer parameter the symbolic
+shape of its host tensor (``project/shapes.py``).
+
+``bind(index, site)`` returns the ``Symbols`` of the kernel index with, per launch:
+
+- ``pid<a>`` in ``[0, grid[a] - 1]`` (symbolic upper bound over host symbols, so the
+  ``cdiv`` lemma gives ``pid * BLOCK + lane <= n - 1 + BLOCK - 1``);
+- ``param:<name>`` and ``const:<name>`` replaced by the host size passed for them
+  (``substitution``), so an offset becomes a polynomial over host symbols whose growth
+  (``data``/``dim``/``datadep``) tells a batch-sized offset from a table index;
+- ``tensors``: parameter name -> host ``Tensor`` for the pointers passed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernelint.model.index import symexpr as sx
+from kernelint.model.index.access import CONST, PARAM, PID, KernelIndex
+from kernelint.model.index.bounds import Range, Symbols
+from kernelint.model.index.grid import grid_axes
+from kernelint.model.index.symexpr import Poly
+from kernelint.model.project import shapes
+
+if TYPE_CHECKING:
+    from kernelint.model.project.view import Site
+
+
+@dataclass
+class Bound:
+    """A kernel index under one launch."""
+
+    site: "Site"
+    symbols: Symbols
+    #: kernel symbol -> host polynomial (parameters, and program ids' grid sizes as ``npid<a>``).
+    substitution: dict[str, Poly]
+    tensors: dict[str, shapes.Tensor]
+    grid: tuple[Poly | None, ...]
+
+    def host(self, poly: Poly) -> Poly:
+        """``poly`` with the kernel's parameters replaced by what the launch passes."""
+        return sx.substitute(poly, self.substitution)
+
+
+def bind(index: KernelIndex, site: "Site") -> Bound:
+    ctx = site.ctx
+    launch = site.launch
+    view = site.ctx.project
+    substitution: dict[str, Poly] = {}
+    tensors: dict[str, shapes.Tensor] = {}
+    for name, expr in launch.bound_arguments().items():
+        size = shapes.size_of(view, ctx, expr)
+        if size is not None:
+            substitution[PARAM + name] = size
+            substitution[CONST + name] = size
+            continue
+        tensor = shapes.tensor_of(view, ctx, expr)
+        if tensor is not None:
+            tensors[name] = tensor
+    for name, expr in index.kernel.defaults().items():
+        if PARAM + name not in substitution:
+            value = ctx.resolve_int(expr) if expr is not None else None
+            if value is not None:
+                substitution.setdefault(CONST + name, sx.const(value))
+                substitution.setdefault(PARAM + name, sx.const(value))
+    alternatives = grid_axes(ctx, launch)
+    grid = tuple(a.size for a in alternatives[0]) if len(alternatives) == 1 else ()
+    symbols = Symbols({name: _host_range(rng, substitution, index.symbols)
+                       for name, rng in index.symbols.ranges.items()}, nonnegative=("h:",))
+    for axis in range(3):
+        size = grid[axis] if axis < len(grid) else (sx.ONE if grid else None)
+        name = f"{PID}{axis}"
+        if size is None:
+            continue
+        substitution[f"npid{axis}"] = size
+        symbols.set(name, Range(lo=sx.ZERO, hi=size - 1, num_lo=0, label=name))
+    return Bound(site, symbols, substitution, tensors, grid)
+
+
+def _host_range(rng: Range, substitution: dict[str, Poly], kernel_symbols: Symbols) -> Range:
+    """A kernel symbol's range with the launch's host values in its bounds."""
+    lo = sx.substitute(rng.lo, substitution) if rng.lo is not None else None
+    hi = sx.substitute(rng.hi, substitution) if rng.hi is not None else None
+    num_lo, num_hi = rng.num_lo, rng.num_hi
+    if lo is not None and lo.is_const:
+        num_lo = max(num_lo, lo.constant)
+    if hi is not None and hi.is_const:
+        num_hi = min(num_hi, hi.constant)
+    return Range(lo, hi, num_lo, num_hi, rng.label)

@@ -1,0 +1,669 @@
+"""Host shape facts: the symbolic size of a host integer and the symbolic shape of a host tensor,
+wherever they are made (the wrapper, a helper it calls, the caller that passes them).
+
+Sizes are ``Poly``s (``kernelint.model.index.symexpr``) over *host symbols*. A host symbol is a
+value the code reads at run time, named after the text that reads it (``B`` in
+``B, T, H = q.shape``, ``x.shape[0]``, ``len(cu_seqlens)``) and tagged with how it grows:
+
+- ``data``: grows with the batch: the leading dimension of a tensor (``x.shape[0]``, the first
+  name unpacked from a shape, ``len(x)``) or an element count (``x.numel()``);
+- ``dim``: any other dimension read from a tensor (heads, sequence in a ``(B, T, ...)`` layout,
+  hidden size): a runtime size, but not per call;
+- ``datadep``: a value read from the data itself (``.item()``, ``.tolist()``, ``int(t.max())``):
+  no static bound at all;
+- ``param``: an integer parameter of a host function whose callers could not be read.
+
+Tensors are followed through ``torch.empty/zeros/ones/full/rand*``, ``*_like``, ``new_*``,
+``view``/``reshape``, ``transpose``/``permute``/``t()``, ``contiguous``/``to``/dtype methods,
+``unsqueeze``/``squeeze``, integer and slice subscripts and ``narrow``; a tensor parameter of a
+wrapper has symbolic dimensions read where the wrapper unpacks its shape. Integers are followed
+through names, arithmetic, ``triton.cdiv``, ``next_power_of_2``, ``min``/``max``, ``.stride(i)``
+of a tensor of known shape, and into callers (``_FRAMES`` deep, through ``ctx.project``, so
+reads of other files are recorded). Unknown stays unknown (None): nothing is guessed from names.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernelint.model.calls import argument
+from kernelint.model.dsl import triton
+from kernelint.model.index import symexpr as sx
+from kernelint.model.index.symexpr import Poly
+from kernelint.model.project.host import _passed
+from kernelint.model.reaching import reaching_definitions
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+    from kernelint.model.project.view import ProjectView
+
+#: How a host symbol grows (see module doc), from least to most.
+DIM, DATA, DATADEP = "dim", "data", "datadep"
+PARAM = "param"
+#: A meta-parameter a grid function reads (``META["BLOCK"]``): a tuning constant.
+META = "meta"
+
+#: Caller frames followed from a parameter to what its callers pass.
+_FRAMES = 2
+_BUDGET = 600
+#: Callers read for one parameter before it is left opaque.
+_MAX_CALLERS = 8
+
+_ALLOCATORS = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn", "torch.randint",
+                         "torch.full"})
+_LIKE = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.rand_like",
+                   "torch.randn_like", "torch.clone"})
+_NEW = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
+#: Tensor methods that keep shape (and contiguity, except the views below).
+_SAME_SHAPE = frozenset({"contiguous", "to", "cuda", "cpu", "float", "half", "bfloat16", "double", "int", "long",
+                         "bool", "clone", "detach", "requires_grad_", "zero_", "fill_", "copy_", "type",
+                         "pin_memory", "data", "abs", "neg", "exp", "sigmoid", "relu"})
+_CDIV = frozenset({*triton.CDIVS, "cutlass.cute.ceil_div", "cdiv", "ceil_div", "div_up", "ceildiv"})
+_NEXT_POW2 = frozenset({triton.NEXT_POWER_OF_2, "next_power_of_2", "next_power_of_two", "next_pow2"})
+_DATADEP_METHODS = frozenset({"item", "tolist"})
+
+
+@dataclass(frozen=True)
+class HostSymbol:
+    label: str
+    growth: str
+    #: ``path:line`` where it is read.
+    where: str
+
+
+#: Host symbol name -> what it is. Names carry path and position, so one table serves all files.
+SYMBOLS: dict[str, HostSymbol] = {}
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A host tensor's symbolic shape (None for a dimension not known) and whether its strides
+    are the contiguous ones."""
+
+    shape: tuple[Poly | None, ...]
+    contiguous: bool
+    where: str
+
+    def numel(self) -> Poly | None:
+        total = sx.ONE
+        for dim in self.shape:
+            if dim is None:
+                return None
+            total = total * dim
+        return total
+
+    def stride(self, axis: int) -> Poly | None:
+        if not self.contiguous or not -len(self.shape) <= axis < len(self.shape):
+            return None
+        total = sx.ONE
+        for dim in self.shape[axis % len(self.shape) + 1:]:
+            if dim is None:
+                return None
+            total = total * dim
+        return total
+
+
+def _symbol(ctx: "FileContext", node: ast.AST, label: str, growth: str, suffix: str = "") -> Poly:
+    where = f"{ctx.path}:{getattr(node, 'lineno', 0)}"
+    name = f"h:{where}:{getattr(node, 'col_offset', 0)}{suffix}:{label}"
+    if name not in SYMBOLS:
+        if len(SYMBOLS) > 200_000:
+            SYMBOLS.clear()
+        SYMBOLS[name] = HostSymbol(label, growth, where)
+    return sx.sym(name)
+
+
+def label(name: str) -> str:
+    found = SYMBOLS.get(name)
+    if found is not None:
+        return found.label
+    atom = sx.atom_of(name)
+    if atom is not None:
+        inner = ", ".join(sx.render(a, label) for a in atom.args)
+        return {"np2": f"next_power_of_2({inner})", "floordiv": f"floordiv({inner})"}.get(atom.op, f"{atom.op}({inner})")
+    return name
+
+
+def render(poly: Poly) -> str:
+    return sx.render(poly, label).replace("*", " × ")
+
+
+def _text(node: ast.AST, limit: int = 40) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Follow:
+    def __init__(self, view: "ProjectView | None"):
+        self.view = view
+        self.budget = _BUDGET
+        self.bound: dict[int, tuple["FileContext", ast.expr]] = {}
+        #: The name a direct size read is assigned to (``HV = v.shape[2]``): its label.
+        self.hint: str | None = None
+
+    def _named(self, text: str) -> str:
+        hint, self.hint = self.hint, None
+        return hint or text
+
+    # --- integers ----------------------------------------------------------------------------
+
+    def size(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> Poly | None:
+        if expr is None or self.budget <= 0:
+            return None
+        self.budget -= 1
+        if isinstance(expr, ast.Constant):
+            return sx.const(expr.value) if isinstance(expr.value, int) and not isinstance(expr.value, bool) else None
+        if isinstance(expr, ast.Name):
+            return self._name_size(ctx, expr, frames)
+        if isinstance(expr, ast.BinOp):
+            return self._binop(ctx, expr, frames)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+            inner = self.size(ctx, expr.operand, frames)
+            return -inner if inner is not None else None
+        if isinstance(expr, ast.Subscript):
+            return self._subscript_size(ctx, expr, frames)
+        if isinstance(expr, ast.Call):
+            return self._call_size(ctx, expr, frames)
+        if isinstance(expr, ast.IfExp):
+            body, orelse = self.size(ctx, expr.body, frames), self.size(ctx, expr.orelse, frames)
+            return sx.maximum(body, orelse) if body is not None and orelse is not None else None
+        return None
+
+    def _binop(self, ctx, expr: ast.BinOp, frames: int) -> Poly | None:
+        left, right = self.size(ctx, expr.left, frames), self.size(ctx, expr.right, frames)
+        if left is None or right is None:
+            return None
+        op = expr.op
+        if isinstance(op, ast.Add):
+            return left + right
+        if isinstance(op, ast.Sub):
+            return left - right
+        if isinstance(op, ast.Mult):
+            return left * right
+        if isinstance(op, ast.FloorDiv):
+            if not right.is_const:  # (a + b - 1) // b with a runtime b is a ceiling division
+                numerator = left - right + 1
+                if not (numerator.symbols() & right.symbols()):
+                    return sx.cdiv(numerator, right)
+            return sx.floordiv(left, right)
+        if isinstance(op, ast.Mod):
+            return sx.mod(left, right)
+        if isinstance(op, ast.LShift) and right.is_const and 0 <= right.constant < 64:
+            return left * (1 << right.constant)
+        return None
+
+    def _name_size(self, ctx, name: ast.Name, frames: int) -> Poly | None:
+        definitions = ctx.definitions(name.id, name)
+        if not definitions:
+            return None
+        reaching = reaching_definitions(ctx, name) or definitions
+        found: list[Poly] = []
+        for definition in reaching:
+            node = definition.node
+            if isinstance(node, ast.arg):
+                value = self._parameter_size(ctx, node, frames)
+            elif isinstance(node, ast.Assign) and definition.value is None:
+                value = self._unpacked(ctx, node, name.id, frames)
+            elif definition.value is not None and definition.value is not name and definition.kind == "assign":
+                self.hint = name.id if _direct_read(definition.value) else None
+                value = self.size(ctx, definition.value, frames)
+                self.hint = None
+            else:
+                value = None
+            if value is None:
+                return None
+            found.append(value)
+        unique = list(dict.fromkeys(found))
+        return unique[0] if len(unique) == 1 else sx.maximum(*unique)
+
+    def _unpacked(self, ctx, node: ast.Assign, name: str, frames: int) -> Poly | None:
+        """``B, T, H = q.shape`` (or ``q.size()``, ``q.shape[:3]``): the dimension ``name``
+        takes."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Tuple, ast.List)):
+            return None
+        names = node.targets[0].elts
+        index = next((i for i, e in enumerate(names) if isinstance(e, ast.Name) and e.id == name), None)
+        if index is None or any(isinstance(e, ast.Starred) for e in names[:index + 1]):
+            return None
+        value = node.value
+        if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Starred):
+            # B, T, H, K, V = *k.shape, v.shape[-1]
+            rank = len(names) - (len(value.elts) - 1)
+            source = _shape_source(value.elts[0].value)
+            if source is None or any(isinstance(e, ast.Starred) for e in value.elts[1:]):
+                return None
+            if index >= rank:
+                self.hint = name
+                found = self.size(ctx, value.elts[index - rank + 1], frames)
+                self.hint = None
+                return found
+            tensor = self.tensor(ctx, source, frames)
+            if tensor is not None and len(tensor.shape) == rank and tensor.shape[index] is not None:
+                return tensor.shape[index]
+            return _symbol(ctx, node, name, DATA if index == 0 else DIM, f"#{index}")
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) and value.slice.lower is None:
+            value = value.value
+        source = _shape_source(value)
+        if source is None:
+            return None
+        tensor = self.tensor(ctx, source, frames)
+        if tensor is not None and len(tensor.shape) == len(names) and tensor.shape[index] is not None:
+            return tensor.shape[index]
+        return _symbol(ctx, node, name, DATA if index == 0 else DIM, f"#{index}")
+
+    def _parameter_size(self, ctx, parameter: ast.arg, frames: int) -> Poly | None:
+        bound = self.bound.get(id(parameter))
+        if bound is not None:
+            return self.size(bound[0], bound[1], frames)
+        function = ctx.parent(ctx.parent(parameter))
+        opaque = _symbol(ctx, parameter, parameter.arg, PARAM)
+        if frames <= 0 or self.view is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or ctx.kernel_of(parameter) is not None:
+            return opaque
+        sites = self.view.callers_of(function, ctx)
+        if not sites or len(sites) > _MAX_CALLERS:
+            return opaque
+        found: list[Poly] = []
+        for site in sites:
+            value = self.size(site.ctx, _passed(function, parameter, site.node, site.shift), frames - 1)
+            if value is None:
+                return opaque
+            found.append(value)
+        unique = list(dict.fromkeys(found))
+        return unique[0] if len(unique) == 1 else sx.maximum(*unique)
+
+    def _subscript_size(self, ctx, expr: ast.Subscript, frames: int) -> Poly | None:
+        source = _shape_source(expr.value)
+        if source is None:
+            if _grid_meta(ctx, expr.value):  # META["BLOCK_M"] in a grid lambda or function
+                return _symbol(ctx, expr, ast.unparse(expr), META)
+            return None
+        index = ctx.resolve_int(expr.slice)
+        if index is None:
+            return None
+        return self._dimension(ctx, source, index, expr, frames)
+
+    def _dimension(self, ctx, source: ast.expr, index: int, node: ast.AST, frames: int) -> Poly | None:
+        tensor = self.tensor(ctx, source, frames)
+        if tensor is not None and -len(tensor.shape) <= index < len(tensor.shape):
+            dim = tensor.shape[index]
+            if dim is not None:
+                return dim
+        return _symbol(ctx, node, self._named(f"{_text(source, 24)}.shape[{index}]"), DATA if index == 0 else DIM)
+
+    def _call_size(self, ctx, call: ast.Call, frames: int) -> Poly | None:
+        name = ctx.call_name(call)
+        func = call.func
+        simple = func.id if isinstance(func, ast.Name) else (func.attr if isinstance(func, ast.Attribute) else None)
+        if name in _CDIV or (name is None and simple in _CDIV):
+            if len(call.args) == 2:
+                a, b = self.size(ctx, call.args[0], frames), self.size(ctx, call.args[1], frames)
+                return sx.cdiv(a, b) if a is not None and b is not None else None
+            return None
+        if name == "math.ceil" and len(call.args) == 1 and isinstance(call.args[0], ast.BinOp) \
+                and isinstance(call.args[0].op, ast.Div):
+            a, b = self.size(ctx, call.args[0].left, frames), self.size(ctx, call.args[0].right, frames)
+            return sx.cdiv(a, b) if a is not None and b is not None else None
+        if name in _NEXT_POW2 or simple in _NEXT_POW2:
+            inner = self.size(ctx, call.args[0], frames) if len(call.args) == 1 else None
+            return sx.next_power_of_2(inner) if inner is not None else None
+        if isinstance(func, ast.Name) and func.id in ("min", "max") and call.args and not call.keywords:
+            values = [self.size(ctx, a, frames) for a in call.args]
+            if func.id == "min":
+                known = [v for v in values if v is not None]
+                # min(x, 65535) is bounded whatever x is
+                return sx.minimum(*known) if known and (len(known) == len(values) or any(v.is_const for v in known)) else None
+            return sx.maximum(*values) if all(v is not None for v in values) else None
+        if isinstance(func, ast.Name) and func.id == "len" and len(call.args) == 1:
+            tensor = self.tensor(ctx, call.args[0], frames)
+            if tensor is not None and tensor.shape and tensor.shape[0] is not None:
+                return tensor.shape[0]
+            return _symbol(ctx, call, self._named(f"len({_text(call.args[0], 24)})"), DATA)
+        if isinstance(func, ast.Name) and func.id == "int" and len(call.args) == 1:
+            inner = call.args[0]
+            if _reads_data(inner):
+                return _symbol(ctx, call, _text(inner), DATADEP)
+            return self.size(ctx, inner, frames)
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            if method in _DATADEP_METHODS:
+                return _symbol(ctx, call, _text(func.value), DATADEP)
+            if method == "size" and len(call.args) == 1:
+                index = ctx.resolve_int(call.args[0])
+                return self._dimension(ctx, func.value, index, call, frames) if index is not None else None
+            if method == "numel" and not call.args:
+                tensor = self.tensor(ctx, func.value, frames)
+                numel = tensor.numel() if tensor is not None else None
+                return numel if numel is not None else _symbol(
+                    ctx, call, f"{_text(func.value, 24)}.numel()", DATA)
+            if method == "stride" and len(call.args) == 1:
+                index = ctx.resolve_int(call.args[0])
+                tensor = self.tensor(ctx, func.value, frames)
+                stride = tensor.stride(index) if tensor is not None and index is not None else None
+                return stride if stride is not None else _symbol(
+                    ctx, call, f"{_text(func.value, 24)}.stride({ast.unparse(call.args[0])})", DIM)
+        return None
+
+    # --- tensors -----------------------------------------------------------------------------
+
+    def tensor(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> Tensor | None:
+        if expr is None or self.budget <= 0:
+            return None
+        self.budget -= 1
+        where = f"{ctx.path}:{getattr(expr, 'lineno', 0)}"
+        if isinstance(expr, ast.Name):
+            return self._name_tensor(ctx, expr, frames)
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in ("T", "mT"):
+                inner = self.tensor(ctx, expr.value, frames)
+                return Tensor(tuple(reversed(inner.shape[-2:])) if len(inner.shape) == 2 else (), False, where) \
+                    if inner is not None and len(inner.shape) == 2 else None
+            return self.tensor(ctx, expr.value, frames) if expr.attr in ("data",) else None
+        if isinstance(expr, ast.Subscript):
+            return self._sliced(ctx, expr, frames)
+        if isinstance(expr, ast.Call):
+            return self._call_tensor(ctx, expr, frames)
+        return None
+
+    def _name_tensor(self, ctx, name: ast.Name, frames: int) -> Tensor | None:
+        reaching = reaching_definitions(ctx, name) or ctx.definitions(name.id, name)
+        if len(reaching) != 1:
+            return None
+        definition = reaching[0]
+        node = definition.node
+        if isinstance(node, ast.arg):
+            bound = self.bound.get(id(node))
+            if bound is not None:
+                return self.tensor(bound[0], bound[1], frames)
+            return self._parameter_tensor(ctx, node)
+        if definition.kind == "assign" and definition.value is not None and definition.value is not name:
+            return self.tensor(ctx, definition.value, frames)
+        return None
+
+    def _parameter_tensor(self, ctx, parameter: ast.arg) -> Tensor | None:
+        """A tensor parameter whose function unpacks its whole shape (``B, T, H = q.shape``)."""
+        function = ctx.parent(ctx.parent(parameter))
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], (ast.Tuple, ast.List))):
+                continue
+            source = _shape_source(node.value)
+            if not (isinstance(source, ast.Name) and source.id == parameter.arg):
+                continue
+            names = node.targets[0].elts
+            if any(isinstance(e, ast.Starred) for e in names):
+                return None
+            shape = tuple(
+                _symbol(ctx, node, e.id if isinstance(e, ast.Name) else f"{parameter.arg}.shape[{i}]",
+                        DATA if i == 0 else DIM, f"#{i}")
+                for i, e in enumerate(names)
+            )
+            return Tensor(shape, False, f"{ctx.path}:{node.lineno}")
+        return None
+
+    def _sizes(self, ctx, call: ast.Call, frames: int, skip: int = 0) -> tuple[Poly | None, ...] | None:
+        """The sizes an allocator or a view is given: ``f(a, b)`` or ``f((a, b))``."""
+        args = call.args[skip:]
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = list(args[0].elts)
+        elif len(args) == 1 and not isinstance(args[0], ast.Constant):
+            shape = self._shape_value(ctx, args[0], frames)
+            if shape is not None:
+                return shape
+        if not args and argument(call, "size") is not None:
+            size = argument(call, "size")
+            args = list(size.elts) if isinstance(size, (ast.Tuple, ast.List)) else []
+        if not args or any(isinstance(a, ast.Starred) for a in args):
+            return None
+        return tuple(self.size(ctx, a, frames) for a in args)
+
+    def _shape_value(self, ctx, expr: ast.expr, frames: int) -> tuple[Poly | None, ...] | None:
+        """A whole shape: ``x.shape``, ``x.size()``, a name bound to one, a literal tuple."""
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in expr.elts):
+                return None
+            return tuple(self.size(ctx, e, frames) for e in expr.elts)
+        source = _shape_source(expr)
+        if source is not None:
+            tensor = self.tensor(ctx, source, frames)
+            return tensor.shape if tensor is not None else None
+        if isinstance(expr, ast.Name):
+            reaching = reaching_definitions(ctx, expr)
+            if len(reaching) == 1 and reaching[0].kind == "assign" and reaching[0].value is not None:
+                return self._shape_value(ctx, reaching[0].value, frames)
+        return None
+
+    def _call_tensor(self, ctx, call: ast.Call, frames: int) -> Tensor | None:
+        name = ctx.call_name(call)
+        where = f"{ctx.path}:{call.lineno}"
+        if name in _ALLOCATORS:
+            sizes = self._sizes(ctx, call, frames)
+            if name == "torch.full" and call.args:
+                size = call.args[0]
+                sizes = self._shape_value(ctx, size, frames)
+            return Tensor(sizes, True, where) if sizes is not None else None
+        if name in _LIKE:
+            inner = self.tensor(ctx, call.args[0] if call.args else argument(call, "input"), frames)
+            return Tensor(inner.shape, True, where) if inner is not None else None
+        func = call.func
+        if not isinstance(func, ast.Attribute) or name is not None and name.startswith("torch."):
+            return None
+        method, receiver = func.attr, func.value
+        if method in _NEW:
+            sizes = self._sizes(ctx, call, frames)
+            return Tensor(sizes, True, where) if sizes is not None else None
+        inner = self.tensor(ctx, receiver, frames)
+        if inner is None:
+            return None
+        if method in _SAME_SHAPE:
+            contiguous = inner.contiguous or method in ("contiguous", "clone")
+            return Tensor(inner.shape, contiguous, where)
+        if method in ("view", "reshape") and call.args:
+            sizes = self._sizes(ctx, call, frames)
+            if sizes is None:
+                return None
+            return Tensor(_fill_inferred(sizes, inner, call), inner.contiguous or method == "reshape", where)
+        if method in ("transpose", "swapaxes") and len(call.args) == 2:
+            a, b = ctx.resolve_int(call.args[0]), ctx.resolve_int(call.args[1])
+            if a is None or b is None:
+                return None
+            shape = list(inner.shape)
+            try:
+                shape[a], shape[b] = shape[b], shape[a]
+            except IndexError:
+                return None
+            return Tensor(tuple(shape), False, where)
+        if method == "permute":
+            order = [ctx.resolve_int(a) for a in (call.args[0].elts if len(call.args) == 1 and isinstance(
+                call.args[0], (ast.Tuple, ast.List)) else call.args)]
+            if None in order or sorted(o % max(len(inner.shape), 1) for o in order) != list(range(len(inner.shape))):
+                return None
+            return Tensor(tuple(inner.shape[o] for o in order), False, where)
+        if method == "t" and len(inner.shape) == 2:
+            return Tensor(tuple(reversed(inner.shape)), False, where)
+        if method == "unsqueeze" and len(call.args) == 1:
+            at = ctx.resolve_int(call.args[0])
+            if at is None:
+                return None
+            shape = list(inner.shape)
+            shape.insert(at if at >= 0 else len(shape) + at + 1, sx.ONE)
+            return Tensor(tuple(shape), inner.contiguous, where)
+        if method == "flatten" and not call.args:
+            return Tensor((inner.numel(),), inner.contiguous, where)
+        if method == "narrow" and len(call.args) == 3:
+            dim = ctx.resolve_int(call.args[0])
+            if dim is None or not -len(inner.shape) <= dim < len(inner.shape):
+                return None
+            shape = list(inner.shape)
+            shape[dim] = self.size(ctx, call.args[2], frames)
+            return Tensor(tuple(shape), inner.contiguous and dim % len(shape) == 0, where)
+        return None
+
+    def _sliced(self, ctx, expr: ast.Subscript, frames: int) -> Tensor | None:
+        inner = self.tensor(ctx, expr.value, frames)
+        if inner is None:
+            return None
+        parts = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        shape: list[Poly | None] = []
+        contiguous = inner.contiguous
+        axis = 0
+        for part in parts:
+            if isinstance(part, ast.Constant) and part.value is None:
+                shape.append(sx.ONE)
+                continue
+            if axis >= len(inner.shape):
+                return None
+            dim = inner.shape[axis]
+            if isinstance(part, ast.Slice):
+                if part.step is not None:
+                    return None
+                lower = self.size(ctx, part.lower, frames) if part.lower is not None else sx.ZERO
+                upper = self.size(ctx, part.upper, frames) if part.upper is not None else dim
+                shape.append(upper - lower if lower is not None and upper is not None else None)
+                if axis > 0 and (part.lower is not None or part.upper is not None):
+                    contiguous = False
+            elif isinstance(part, ast.Constant) and isinstance(part.value, int) or isinstance(part, ast.Name):
+                if axis > 0 and isinstance(part, ast.Name):
+                    contiguous = False
+            else:
+                return None  # fancy indexing, masks, Ellipsis
+            axis += 1
+        shape.extend(inner.shape[axis:])
+        return Tensor(tuple(shape), contiguous, f"{ctx.path}:{expr.lineno}")
+
+
+def _fill_inferred(sizes: tuple[Poly | None, ...], inner: Tensor, call: ast.Call) -> tuple[Poly | None, ...]:
+    """A view's sizes with its one ``-1`` replaced by what the element count leaves."""
+    minus = [i for i, s in enumerate(sizes) if s is not None and s.is_const and s.constant == -1]
+    if len(minus) != 1:
+        return sizes
+    numel = inner.numel()
+    rest = sx.ONE
+    for i, s in enumerate(sizes):
+        if i != minus[0]:
+            if s is None:
+                return tuple(None if i == minus[0] else s for i, s in enumerate(sizes))
+            rest = rest * s
+    filled = sx.floordiv(numel, rest) if numel is not None else None
+    return tuple(filled if i == minus[0] else s for i, s in enumerate(sizes))
+
+
+def _shape_source(expr: ast.AST) -> ast.expr | None:
+    """The tensor of ``x.shape`` / ``x.size()``; None for anything else."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "shape":
+        return expr.value
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "size" \
+            and not expr.args and not expr.keywords:
+        return expr.func.value
+    return None
+
+
+def _direct_read(value: ast.expr) -> bool:
+    """``x.shape[i]``, ``x.size(i)``, ``len(x)``, ``t.item()``: one size read, nothing else."""
+    if isinstance(value, ast.Subscript):
+        return _shape_source(value.value) is not None
+    if isinstance(value, ast.Call):
+        func = value.func
+        return (isinstance(func, ast.Name) and func.id in ("len", "int")) or (
+            isinstance(func, ast.Attribute) and func.attr in ("size", "item", "tolist"))
+    return False
+
+
+def _grid_meta(ctx: "FileContext", value: ast.expr) -> bool:
+    """``value`` is the parameter of a lambda or of a one-parameter function (a grid's META)."""
+    if not isinstance(value, ast.Name):
+        return False
+    definitions = ctx.definitions(value.id, value)
+    if len(definitions) != 1 or not isinstance(definitions[0].node, ast.arg):
+        return False
+    function = ctx.parent(ctx.parent(definitions[0].node))
+    if isinstance(function, ast.Lambda):
+        return True
+    return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(function.args.args) == 1 \
+        and ctx.kernel_of(value) is None
+
+
+def _reads_data(expr: ast.AST) -> bool:
+    """``t.max()``, ``t.sum()``, ``t[i]`` of a tensor: a value computed from the data."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in (
+        "max", "sum", "min", "amax", "item")
+
+
+# --- public ------------------------------------------------------------------------------------
+
+def size_of(view: "ProjectView | None", ctx: "FileContext", expr: ast.expr) -> Poly | None:
+    """The symbolic value of host integer ``expr`` (in the file of ``ctx``), or None."""
+    return _Follow(view).size(ctx, expr, _FRAMES)
+
+
+def tensor_of(view: "ProjectView | None", ctx: "FileContext", expr: ast.expr) -> Tensor | None:
+    """The symbolic shape of host tensor ``expr``, or None when it cannot be read."""
+    return _Follow(view).tensor(ctx, expr, _FRAMES)
+
+
+def growth(name: str) -> str | None:
+    """How a host symbol grows (``data``, ``dim``, ``datadep``, ``param``); None for others."""
+    found = SYMBOLS.get(name)
+    return found.growth if found is not None else None
+
+
+def leaves(poly: Poly) -> list[list[str]]:
+    """For each monomial of ``poly``, the host symbols it multiplies, looking through ceiling and
+    floor divisions by a constant and ``next_power_of_2`` (a tile count of ``B * H`` grows as
+    ``B * H``) and leaving out what a constant bounds (``min(x, 65535)``, ``x % 4``)."""
+    found: list[list[str]] = []
+    for monomial, _ in poly.terms:
+        options: list[list[str]] = [[]]
+        for name in monomial:
+            expanded = _expand(name, 4)
+            options = [o + e for o in options for e in expanded]
+        found.extend(options)
+    return found
+
+
+def factor_groups(poly: Poly) -> list[list[list[str]]]:
+    """The ways ``poly`` grows: for each monomial (and each alternative of a ``max``), its
+    factors, each as the host symbols it grows with. A plain symbol is its own factor; a tile
+    count ``cdiv(B * T, 128)`` is one factor that grows with ``B`` and ``T``."""
+    found: list[list[list[str]]] = []
+    for monomial, _ in poly.terms:
+        options: list[list[list[str]]] = [[]]
+        for name in monomial:
+            alternatives = _factor_alternatives(name)
+            options = [o + ([a] if a else []) for o in options for a in alternatives]
+        found.extend(options)
+    return found
+
+
+def _factor_alternatives(name: str) -> list[list[str]]:
+    atom = sx.atom_of(name)
+    if atom is not None and atom.op == "max":
+        return [sorted({n for leaf in leaves(sx.from_table({m: c})) for n in leaf})
+                for arg in atom.args for m, c in arg.terms] or [[]]
+    return [sorted({n for leaf in _expand(name, 4) for n in leaf})]
+
+
+def _expand(name: str, depth: int) -> list[list[str]]:
+    atom = sx.atom_of(name)
+    if atom is None:
+        return [[name]] if name in SYMBOLS else [[]]
+    if depth <= 0:
+        return [[]]
+    if atom.op == "np2":
+        return leaves(atom.args[0]) or [[]]
+    if atom.op in ("cdiv", "floordiv"):
+        # a tile count grows as its numerator, less what the tile itself grows with
+        # (cdiv(n, next_power_of_2(n)) is 1)
+        divisor = {name for leaf in leaves(atom.args[1]) for name in leaf}
+        return [[n for n in leaf if n not in divisor] for leaf in leaves(atom.args[0])] or [[]]
+    if atom.op == "max":
+        return [leaf for arg in atom.args for leaf in leaves(arg)] or [[]]
+    if atom.op == "min":
+        if any(a.is_const for a in atom.args):
+            return [[]]
+        return [leaf for arg in atom.args for leaf in leaves(arg)] or [[]]
+    return [[]]
+
