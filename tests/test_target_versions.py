@@ -39,7 +39,7 @@ def test_one_file_errors_under_one_target_and_informs_under_another(fixture):
 
 def test_every_version_rule_has_a_two_way_fixture():
     codes = {f.code for f in TWO_WAY + INFO_UNDER}
-    assert {"KL131", "KL132", "KL133"} <= codes
+    assert {"KL131", "KL132", "KL133", "KL319"} <= codes
 
 
 @pytest.mark.parametrize("requirement, version, how", [

@@ -1,47 +1,74 @@
-"""KL319 cute-api-not-in-target: TODO one-line summary."""
+"""KL319 cute-api-not-in-target: a CuTe DSL API the targeted nvidia-cutlass-dsl release removed,
+does not have yet, or deprecated."""
 from __future__ import annotations
 
-import ast
-
 from kernelint.findings import Severity
+from kernelint.model.api_versions import api_uses, describe, rename_fix
 from kernelint.rules import Report, Rule
 
 
 class CuteApiNotInTarget(Rule):
     code = "KL319"
     name = "cute-api-not-in-target"
-    family = "cute-TODO"
+    family = "cute-versions"
     dsl = "cute"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL319`.
-    severity = Severity.INFO
+    severity = Severity.ERROR
+    other_severities = (Severity.WARNING,)
     default_enabled = False
     evidence_class = "compile"
-    summary = "TODO: one sentence, what is wrong and what it costs."
-    node_types = (ast.Call,)
+    summary = ("A CuTe DSL API the targeted nvidia-cutlass-dsl release removed, does not have yet, or "
+               "deprecated: the kernel fails to trace there.")
+    wants_finish = True
     doc = """
 ## What it does
-TODO: what the rule looks for, and the correct code it stays silent on.
+Reads which nvidia-cutlass-dsl release the code targets (`--cutlass-dsl-version`,
+`cutlass-dsl-version` in `[tool.kernelint]`, else the project's pins, else the installed
+package, else the newest release kernelint knows; `kernelint check --show-settings FILE` shows it)
+and reports every use of an API that release does not have or has deprecated, from the version
+table in `kernelint/model/dsl/cute.py`:
+
+| API | what happened | release |
+| --- | --- | --- |
+| `cute.make_rmem_tensor`, `cute.make_rmem_tensor_like` | added | 4.3.0 |
+| `cute.make_fragment` | deprecated (use `cute.make_rmem_tensor`) 4.3.0, removed | 4.6.0 |
+| `cute.core.ThrMma`, `cute.core.ThrCopy` | deprecated 4.3.0, removed (use `cute.ThrMma` / `cute.ThrCopy`) | 4.6.0 |
+| `cutlass.range_dynamic`, `cutlass.dynamic_expr` | deprecated | 4.1.0 |
+| `cutlass.utils.<arch>_helpers.SMEM_CAPACITY` | deprecated 4.1.0, removed (use `cutlass.utils.get_smem_capacity_in_bytes`) | 4.3.0 |
+| `cutlass.utils.ampere_helpers` | removed | 4.3.0 |
+
+A removed API, or one that ships only later, is an `error`; a deprecated one a `warning`. Each
+message names the release it assumed and where that came from. Code under a version guard
+(`try`/`except ImportError`, `hasattr`, a version test) is left alone.
 
 ## Why is this bad?
-TODO: what goes wrong at run time, in your own words.
+CuTe DSL 4.x renames and then removes APIs: a kernel that calls `cute.make_fragment` traces on
+4.5 with a deprecation warning and fails with `AttributeError` on 4.6; one written against 4.3's
+`make_rmem_tensor` fails on a project still pinned to 4.2.
 
 ## Example
 ```python
-TODO
+# pyproject.toml: nvidia-cutlass-dsl==4.6.0
+tXrX = cute.make_fragment(tXgX.shape, cutlass.Float32)
 ```
 
 ## Use instead
 ```python
-TODO
+tXrX = cute.make_rmem_tensor(tXgX.shape, cutlass.Float32)
 ```
+The fix makes the pure renames: `make_fragment` -> `make_rmem_tensor`, `cute.core.ThrMma` ->
+`cute.ThrMma`, `cute.core.ThrCopy` -> `cute.ThrCopy`.
 """
     references = """
-- TODO: the seed section or issue threads the rule comes from.
+- CUTLASS `media/docs/pythonDSL/cute_dsl_api/changelog.rst` (4.1.0: range_dynamic, dynamic_expr,
+  SMEM_CAPACITY deprecated; 4.3.0: make_rmem_tensor added, SMEM_CAPACITY and ampere_helpers
+  removed) and `CHANGELOG.md` 4.6.0 ('Long-deprecated API clean-up': make_fragment, core.ThrMma,
+  core.ThrCopy); CUTLASS PR #3285 (make_fragment -> make_rmem_tensor across the examples).
+- The deprecations were read from the nvidia-cutlass-dsl 4.2.1, 4.3.0, 4.4.0 and 4.5.0 wheels
+  (`@deprecated` on `make_fragment` from 4.3.0).
 """
 
-    def check(self, node, ctx):
-        if ctx.kernel_of(node, "cute") is None:
-            return
-        return
-        yield Report(node, "TODO")
+    def finish(self, ctx):
+        for use in api_uses(ctx, "cute"):
+            message, deprecated = describe(use, ctx, "cute")
+            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR,
+                         fix=rename_fix(use, "cute"))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from kernelint.edits import remove_keyword, replace, replace_attribute_name
+from kernelint.edits import remove_keyword, replace
 from kernelint.findings import Fix, Severity
-from kernelint.model.api_versions import api_uses
+from kernelint.model.api_versions import api_uses, describe, rename_fix
 from kernelint.model.dsl import triton
-from kernelint.model.dsl.versioning import ADDED, DEPRECATED, REMOVED, removal_of
 from kernelint.rules import Report, Rule
 
 #: ``allow_tf32=`` literal -> the ``input_precision=`` that means the same (the docstring: "If true,
@@ -16,48 +15,9 @@ from kernelint.rules import Report, Rule
 _PRECISION_OF_ALLOW_TF32 = {True: "tf32", False: "ieee"}
 
 
-def short(qualname: str) -> str:
-    """``triton.language.dot(allow_tf32=)`` -> ``tl.dot(allow_tf32=)``, as code spells it."""
-    return qualname.replace(triton.TL, "tl.", 1) if qualname.startswith(triton.TL) else qualname
-
-
-def _failure(use, ctx) -> str:
-    """How the missing API fails where it is used."""
-    if use.api == triton.MAKE_BLOCK_PTR:
-        return "NotImplementedError: Block pointers have been removed"
-    if isinstance(use.node, ast.keyword):
-        return "TypeError: unexpected keyword argument"
-    if isinstance(use.node, (ast.alias, ast.ImportFrom)):
-        return "ImportError when the module is imported"
-    if ctx.kernel_of(use.node, "triton") is not None:
-        return "AttributeError when the kernel compiles"
-    return "AttributeError"
-
-
-def describe_use(use, target, ctx) -> tuple[str, Severity]:
-    """The message and severity of one use of a tabled API in the target release."""
-    change = use.change
-    name = f"`{short(use.api)}`"
-    if change.replacement:
-        instead = f"; use {short(change.replacement)}"
-    else:
-        instead = f"; {change.note}" if change.note else ""
-    assumed = f"this code targets {target.describe()}"
-    if use.status.state == DEPRECATED:
-        removal = removal_of(triton.API_CHANGES, use.api)
-        later = f" and removed in {removal.version}" if removal is not None else ""
-        return (f"{name} is deprecated since Triton {change.version}{later}; {assumed}{instead}",
-                Severity.WARNING)
-    if change.kind == ADDED:
-        return (f"{name} first ships in Triton {change.version}; {assumed}, where it fails "
-                f"({_failure(use, ctx)}){instead}", Severity.ERROR)
-    return (f"{name} was removed in Triton {change.version}; {assumed}, where it fails ({_failure(use, ctx)})"
-            f"{instead}", Severity.ERROR)
-
-
 def fix_for(use, ctx) -> Fix | None:
     """The rewrite when it is a pure rename or a literal keyword translation."""
-    node, change = use.node, use.change
+    node = use.node
     if use.api == triton.DOT + "(allow_tf32=)" and isinstance(node, ast.keyword):
         value = node.value
         if isinstance(value, ast.Constant) and value.value in _PRECISION_OF_ALLOW_TF32:
@@ -68,11 +28,7 @@ def fix_for(use, ctx) -> Fix | None:
         call = next((c for c in ctx.nodes(ast.Call) if node in c.keywords), None)
         edit = remove_keyword(call, node, ctx.source.splitlines()) if call is not None else None
         return Fix("Drop fast_flush= (flushing is always fast since Triton 3.2)", (edit,), safe=True) if edit else None
-    if change.mechanical and change.kind in (REMOVED, DEPRECATED) and isinstance(node, ast.Attribute):
-        new = change.replacement.rsplit(".", 1)[-1]
-        if change.replacement.rsplit(".", 1)[0] == use.api.rsplit(".", 1)[0]:
-            return Fix(f"Rename to {short(change.replacement)}", (replace_attribute_name(node, new),), safe=True)
-    return None
+    return rename_fix(use, "triton")
 
 
 class TritonApiNotInTarget(Rule):
@@ -151,7 +107,9 @@ Fixes are offered for the pure renames and literal keywords: `_experimental_make
 """
 
     def finish(self, ctx):
-        target = ctx.target("triton")
         for use in api_uses(ctx, "triton"):
-            message, severity = describe_use(use, target, ctx)
-            yield Report(use.node, message, severity=severity, fix=fix_for(use, ctx))
+            failure = "NotImplementedError: Block pointers have been removed" if use.api == triton.MAKE_BLOCK_PTR \
+                else None
+            message, deprecated = describe(use, ctx, "triton", failure)
+            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR,
+                         fix=fix_for(use, ctx))

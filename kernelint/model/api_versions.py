@@ -12,7 +12,7 @@ Code written to run on several releases is left alone: a use inside a ``try`` wh
 ``Exception`` (or a bare ``except``), or under an ``if`` (or conditional expression) whose test reads
 a version or probes for the API (``hasattr``, ``getattr``, ``__version__``, ``version``, names such as
 ``HAS_TMA`` or ``_AVAILABLE``). A project that supports several releases says so in such code, and
-kernelint cannot tell which branch runs.
+kernelint cannot tell which branch runs. Names in type annotations are not uses.
 """
 from __future__ import annotations
 
@@ -96,6 +96,21 @@ def is_version_guarded(node: ast.AST) -> bool:
     return False
 
 
+def in_annotation(node: ast.AST) -> bool:
+    """``node`` is part of a type annotation (a local variable's is never evaluated; others are
+    not evaluated under ``from __future__ import annotations``), so it cannot fail at run time."""
+    child = node
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, (ast.AnnAssign, ast.arg)) and child is ancestor.annotation:
+            return True
+        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)) and child is ancestor.returns:
+            return True
+        if isinstance(ancestor, ast.stmt) and not isinstance(ancestor, ast.AnnAssign):
+            return False
+        child = ancestor
+    return False
+
+
 def api_uses(ctx, dsl: str, guarded: bool = False) -> Iterator[ApiUse]:
     """Every use of an API of ``dsl``'s table whose status in the file's target release is missing
     or deprecated; with ``guarded=False`` (the default) version-guarded uses are left out."""
@@ -116,7 +131,7 @@ def api_uses(ctx, dsl: str, guarded: bool = False) -> Iterator[ApiUse]:
             if isinstance(node, ast.Name) and node.id in imported_names:
                 continue
             api = ctx.qualname(node)
-            if api not in names:
+            if api not in names or in_annotation(node):
                 continue
             outer = parent(node)
             if isinstance(outer, ast.Attribute) and ctx.qualname(outer) in names:
@@ -133,3 +148,81 @@ def api_uses(ctx, dsl: str, guarded: bool = False) -> Iterator[ApiUse]:
                 status = status_in(changes, api, target)
                 if status.state in (MISSING, DEPRECATED) and (guarded or not is_version_guarded(call)):
                     yield ApiUse(keyword, api, status)
+
+
+#: How messages spell a qualified name: (prefix, short prefix) per DSL.
+_SHORT_PREFIXES = {
+    "triton": (("triton.language.", "tl."),),
+    "cute": (("cutlass.cute.", "cute."),),
+    "cutile": (("cuda.tile.", "ct."),),
+}
+
+
+def short(dsl: str, qualname: str) -> str:
+    """``triton.language.dot(allow_tf32=)`` -> ``tl.dot(allow_tf32=)``, as code usually spells it."""
+    for prefix, spelled in _SHORT_PREFIXES.get(dsl, ()):
+        if qualname.startswith(prefix):
+            return spelled + qualname[len(prefix):]
+    return qualname
+
+
+def failure_of(use, ctx, dsl: str) -> str:
+    """How a missing API fails where it is used."""
+    if isinstance(use.node, ast.keyword):
+        return "TypeError: unexpected keyword argument"
+    if isinstance(use.node, (ast.alias, ast.ImportFrom)):
+        return "ImportError when the module is imported"
+    if ctx.kernel_of(use.node, dsl) is not None:
+        return "AttributeError when the kernel is compiled"
+    return "AttributeError"
+
+
+def describe(use, ctx, dsl: str, failure: str | None = None) -> tuple[str, bool]:
+    """The message for one use of a tabled API, and whether it is a deprecation (else the API is
+    missing from the target release)."""
+    from kernelint.model.dsl.versioning import ADDED, removal_of
+
+    target = ctx.target(dsl)
+    change = use.change
+    product = target.describe().split(" ")[0] if dsl == "triton" else {"cute": "CuTe DSL", "cutile": "cuTile"}[dsl]
+    name = f"`{short(dsl, use.api)}`"
+    if change.replacement:
+        instead = f"; use {short(dsl, change.replacement)}"
+    else:
+        instead = f"; {change.note}" if change.note else ""
+    assumed = f"this code targets {target.describe()}"
+    if use.status.state == DEPRECATED:
+        removal = removal_of(DSLS[dsl].API_CHANGES, use.api)
+        later = f" and removed in {removal.version}" if removal is not None else ""
+        return f"{name} is deprecated since {product} {change.version}{later}; {assumed}{instead}", True
+    failure = failure or failure_of(use, ctx, dsl)
+    if change.kind == ADDED:
+        return (f"{name} first ships in {product} {change.version}; {assumed}, where it fails ({failure})"
+                f"{instead}"), False
+    return f"{name} was removed in {product} {change.version}; {assumed}, where it fails ({failure}){instead}", False
+
+
+def rename_fix(use, dsl: str):
+    """The fix of a pure rename within one module (``tl._experimental_make_tensor_descriptor`` ->
+    ``tl.make_tensor_descriptor``, ``cute.make_fragment`` -> ``cute.make_rmem_tensor``), or of a
+    name that moved to a parent module it shares a spelling with (``cute.core.ThrMma`` ->
+    ``cute.ThrMma``); None for anything else."""
+    from kernelint.edits import replace, replace_attribute_name
+    from kernelint.findings import Fix
+    from kernelint.model.dsl.versioning import REMOVED
+
+    change, node = use.change, use.node
+    if not (change.mechanical and change.kind in (REMOVED, DEPRECATED) and isinstance(node, ast.Attribute)):
+        return None
+    old_module, _ = use.api.rsplit(".", 1)
+    new_module, new_name = change.replacement.rsplit(".", 1)
+    title = f"Use {short(dsl, change.replacement)}"
+    if old_module == new_module:
+        return Fix(title, (replace_attribute_name(node, new_name),), safe=True)
+    if old_module.startswith(new_module + ".") and isinstance(node.value, ast.Attribute):
+        # cute.core.ThrMma -> cute.ThrMma: drop the module attribute in between.
+        inner = node.value
+        if old_module.rsplit(".", 1)[-1] == inner.attr:
+            source = ast.unparse(inner.value)
+            return Fix(title, (replace(node, f"{source}.{new_name}"),), safe=True)
+    return None
