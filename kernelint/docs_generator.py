@@ -1,5 +1,6 @@
 """Generate ``docs/evidence.md``, its charts ``docs/evidence/<CODE>.svg`` and ``docs/rules/<CODE>.md``
-from the rules, the pairs' claims and the committed records:
+from the rules, the pairs' claims and the committed records, the README's rules table, and the
+summary counts of ``docs/found-bugs.md`` from that page's tables:
 ``python -m kernelint.docs_generator [--check] [--root REPO]``.
 
 ``--check`` writes nothing and exits 1 when a committed file differs (tests run it, so the docs
@@ -13,6 +14,7 @@ import re
 import sys
 from pathlib import Path
 
+from kernelint import found_bugs
 from kernelint.docs import render
 from kernelint.evidence import evidence_codes, load_record, machine
 from kernelint.measured import perf_range
@@ -157,6 +159,9 @@ def expected_files(repo: Path, pairs_root: Path) -> dict[Path, str]:
     readme_text = readme(repo)
     if readme_text is not None:
         files[repo / "README.md"] = readme_text
+    found_bugs_text = found_bugs.page(repo)
+    if found_bugs_text is not None:
+        files[repo / found_bugs.PAGE] = found_bugs_text
     for rule in all_rules():
         files[repo / "docs" / "rules" / f"{rule.code}.md"] = render(rule)
     return files
