@@ -6,9 +6,9 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Confidence, Severity
-from kernelint.model.reaching import value_at
-from kernelint.model.sizes import product_factors, runtime_size
-from kernelint.rules import Report, Rule
+from kernelint.model.index import grid
+from kernelint.model.project import shapes
+from kernelint.rules import Because, Report, Rule
 
 #: CUDA's largest gridDim.y / gridDim.z (axis 0 allows 2**31 - 1).
 AXIS_LIMIT = 65535
@@ -19,25 +19,35 @@ class GridAxisOver65535(Rule):
     name = "grid-axis-over-65535"
     family = "triton-launch"
     dsl = "triton"
+    also_dsls = ("cutile", "cute")
     severity = Severity.ERROR
     #: The limit is certain; whether a project's inputs ever reach it is not (dense training
     #: batches rarely do, packed varlen and decode batches do).
     confidence = Confidence.MEDIUM
     evidence_class = "crash"
-    summary = ("Grid axis 1 or 2 is a product of input sizes (`B * H`): past 65535 programs the "
-               "launch fails with 'invalid argument'.")
+    summary = ("Grid axis 1 or 2 is a product of input sizes (`B * H`) or a value read from the data: "
+               "past 65535 programs the launch fails with 'invalid argument'.")
     wants_finish = True
     doc = """
 ## What it does
-Flags a Triton launch whose grid puts, on axis 1 or 2, a product of two or more sizes read from
-the input tensors at run time (`B * H` with `B, T, H, K = q.shape`, `N * HV` with
-`N = len(cu_seqlens) - 1`, `batch * nchunks`). Names are followed through their assignments, in
-a tuple grid, a grid variable, a `lambda META: (...)` grid or a grid function.
+Flags a launch whose grid puts, on axis 1 or 2, a size that grows with the input without a
+bound: a product of sizes read from the input tensors where one of them is per call (`B * H`
+with `B, T, H, K = q.shape`, `N * HV` with `N = len(cu_seqlens) - 1`, `batch * nchunks`), or a
+value read from the data (`lengths.max().item()`). One launch-grid model serves Triton
+(`kernel[grid](...)`), cuTile (`ct.launch(stream, grid, kernel, args)`) and CuTe DSL
+(`kernel(...).launch(grid=[...])`): the grid is read as a tuple, a name bound to one, a
+`lambda META: (...)` or a grid function, and each axis becomes a symbolic host size
+(`kernelint/model/project/shapes.py`, `kernelint/model/index/grid.py`) followed through
+names, `triton.cdiv`/`math.ceil(a / b)`, `min`/`max` and the callers of the wrapper. The
+message names the inputs that break it ("fails when B × H > 65,535").
 
-It stays silent on axis 0 (its limit is 2^31 - 1), on products with a single runtime size
-(`NT * NC` with a constant `NC`), on sizes divided by a tile (`triton.cdiv(T, BT)`), on values the
-host caps (`min(B * H, 65535)`), on host parameters (their range is the caller's business) and
-when the launching function compares anything with 65535 or 65536 (a host-side check or split).
+It stays silent on axis 0 (its limit is 2^31 - 1; on the corpus every grid that could pass it
+was one program per index or row), on products of model dimensions and their tile counts
+(`NK * NV`, `cdiv(out_h, BH) * cdiv(out_w, BW)`: no per-call size), on products with a single
+runtime size (`NT * NC` with a constant `NC`), on one size divided by a tile
+(`triton.cdiv(B * T, 128)`), on values the host caps (`min(B * H, 65535)`), on host parameters
+whose callers cannot be read, and when the launching function compares anything with 65535 or
+65536 (a host-side check or split).
 
 ## Why is this bad?
 CUDA limits `gridDim.y` and `gridDim.z` to 65535 blocks. Triton passes the grid to the driver as
@@ -85,65 +95,35 @@ not catch it.
 
     def finish(self, ctx):
         reported: set[int] = set()
-        for launch in ctx.launches_of("triton"):
-            if launch.grid is None or _checks_limit(ctx, launch.node):
-                continue
-            for entries in _grid_tuples(ctx, launch.grid):
-                for axis, entry in enumerate(entries[1:3], start=1):
-                    if id(entry) in reported:
-                        continue
-                    sizes = _runtime_factors(ctx, entry)
-                    if len(sizes) < 2:
-                        continue
-                    reported.add(id(entry))
-                    yield Report(
-                        entry,
-                        f"grid axis {axis} of `{launch.kernel.name}` is `{short(entry)}`, a product of "
-                        f"input sizes ({', '.join(short(s, 24) for s in sizes)}): CUDA refuses axes 1 "
-                        f"and 2 past {AXIS_LIMIT} ('invalid argument'); put the product on axis 0",
-                    )
+        for dsl in self.dsls():
+            for launch in ctx.launches_of(dsl):
+                if launch.grid is None or _checks_limit(ctx, launch.node):
+                    continue
+                for axes in grid.grid_axes(ctx, launch):
+                    for axis in axes:
+                        if id(axis.node) in reported:
+                            continue
+                        found = grid.breach(axis)
+                        if found is None:
+                            continue
+                        reported.add(id(axis.node))
+                        yield Report(axis.node, _message(launch, axis, found),
+                                     cause=f"{launch.kernel.name}:axis{axis.axis}:{ast.unparse(axis.node)}",
+                                     facts=_facts(found))
 
 
-def _grid_tuples(ctx, grid: ast.expr) -> list[list[ast.expr]]:
-    """The tuple/list entries a grid expression evaluates to: a literal, a name bound to one,
-    a lambda or a local function returning one."""
-    value = grid
-    if isinstance(value, ast.Name):
-        held = value_at(ctx, value)
-        if held is not None:
-            value = held
-        else:
-            functions = [d.node for d in ctx.definitions(value.id, value) if d.kind == "def"]
-            if len(functions) == 1:
-                returns = [n.value for n in ast.walk(functions[0]) if isinstance(n, ast.Return) and n.value]
-                return [list(r.elts) for r in returns if isinstance(r, (ast.Tuple, ast.List))]
-    if isinstance(value, ast.Lambda):
-        value = value.body
-    if isinstance(value, (ast.Tuple, ast.List)):
-        return [list(value.elts)]
-    return []
+def _message(launch, axis, found: grid.Breach) -> str:
+    entry = short(axis.node)
+    kernel = launch.kernel.name
+    where = "read from the data" if found.data_dependent else "a product of input sizes"
+    return (f"grid axis {axis.axis} of `{kernel}` is `{entry}`, {where}: the launch fails when "
+            f"{found.condition()} (CUDA refuses axes 1 and 2 past 65,535, 'invalid argument'); "
+            f"put it on axis 0")
 
 
-def _is_cap(ctx, node: ast.expr) -> bool:
-    """``min(...)`` with a constant argument: a value the host bounds."""
-    return (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "min"
-        and any(ctx.resolve_int(a) is not None for a in node.args)
-    )
-
-
-def _runtime_factors(ctx, entry: ast.expr) -> list[ast.AST]:
-    """The size reads behind each factor of ``entry`` that grows with the input."""
-    if _is_cap(ctx, entry):
-        return []
-    found = []
-    for factor in product_factors(ctx, entry):
-        if _is_cap(ctx, factor) or ctx.resolve_int(factor) is not None:
-            continue
-        size = runtime_size(ctx, factor)
-        if size is not None:
-            found.append(factor)
-    return found
+def _facts(found: grid.Breach) -> tuple[Because, ...]:
+    """Where each host size of the breach is read."""
+    return tuple(Because(f"`{label}` is read at {where}", None) for label, where in found.sources)
 
 
 def _checks_limit(ctx, node: ast.AST) -> bool:
