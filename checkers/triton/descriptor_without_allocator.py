@@ -7,6 +7,7 @@ import ast
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
+from kernelint.model.dsl.versioning import OK, status_in
 from kernelint.rules import Report, Rule
 
 
@@ -29,7 +30,11 @@ import. The modules are those of the file's project (the nearest directory with
 `pyproject.toml`, `setup.py`, `setup.cfg` or `.git`), read once per process; the command line
 and the flake8/pylint plugins answer the same way.
 
-It stays silent when any of those modules calls `set_allocator`, such as a package utility that
+It follows the targeted Triton release (`--triton-version`, `triton-version`, the project's
+pins, the installed Triton, or the newest kernelint knows): the call is
+`tl._experimental_make_tensor_descriptor` on 3.3.x and `tl.make_tensor_descriptor` from 3.4.0
+(`triton.set_allocator` itself first ships in 3.3.0); on a target without the call KL131 reports
+it instead. It stays silent when any of those modules calls `set_allocator`, such as a package utility that
 sets it at import time or the test or benchmark that imports the kernels. Host-side descriptors
 (`triton.tools.tensor_descriptor.TensorDescriptor`) need no allocator and are not reported.
 
@@ -71,9 +76,14 @@ code is unmeasured.
 """
 
     def finish(self, ctx):
+        target = ctx.target("triton")
+        # The device-side descriptor of the target release (3.3 spells it _experimental_...); where
+        # the target has no such call KL131 reports it, and there is no allocator to miss.
+        builders = [name for name in (triton.MAKE_TENSOR_DESCRIPTOR, triton.EXPERIMENTAL_MAKE_TENSOR_DESCRIPTOR)
+                    if status_in(triton.API_CHANGES, name, target.version).state == OK]
         calls = [
             node for node in ctx.nodes(ast.Call)
-            if ctx.is_call(node, triton.MAKE_TENSOR_DESCRIPTOR) and ctx.kernel_of(node, "triton") is not None
+            if builders and ctx.is_call(node, *builders) and ctx.kernel_of(node, "triton") is not None
         ]
         if not calls or any(ctx.is_call(node, triton.SET_ALLOCATOR) for node in ctx.nodes(ast.Call)):
             return
@@ -87,4 +97,4 @@ code is unmeasured.
             reported.add(id(kernel))
             yield Report(call, f"`{kernel.name}` builds a tensor descriptor in the kernel, and no module "
                                f"that runs with this file calls `triton.set_allocator`: the launch fails "
-                               f"with 'no allocator was set'")
+                               f"with 'no allocator was set' (this code targets {target.describe()})")
