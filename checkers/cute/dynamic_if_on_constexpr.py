@@ -6,6 +6,10 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.cute_static import compile_time_atom, constexpr_parameters, is_const_expr
+from kernelint.model.dsl import cute
+from kernelint.model.dsl.versioning import parse_version
+
+_TRACED_AT_RUN_TIME = next(c for c in cute.API_CHANGES if c.api == cute.IF_TRACED_AT_RUN_TIME)
 from kernelint.rules import Report, Rule
 
 
@@ -35,6 +39,10 @@ flash-attention and flashinfer the rule finds 53 such `if`s that all compile, be
 their branches trace with either value (`if enable_pdl:`, `if USE_CU_SEQLENS:`): the dead
 branch costs trace time and predicated code, not a failure. Turn the rule on
 (`--select KL305`) to keep compile-time branches explicit.
+
+Version scope: from CuTe DSL 4.1.0 ('while/if now by default generates codes and executes at
+runtime unless cutlass.const_expr is specified', cute_dsl_api/changelog.rst); on an older target
+(`--cutlass-dsl-version`, `cutlass-dsl-version`, the project's pins) the rule is silent.
 
 ## Why is this bad?
 The CuTe DSL preprocessor turns every plain `if` in a jit function into a run-time branch and
@@ -70,11 +78,15 @@ def add_bias(x: cute.Tensor, out: cute.Tensor, bias: cutlass.Constexpr):
         kernel = ctx.kernel_of(node, "cute")
         if kernel is None or is_const_expr(ctx, node.test):
             return
+        target = ctx.target("cute")
+        if not target.at_least(parse_version(_TRACED_AT_RUN_TIME.version)):
+            return  # before 4.1.0 an `if` on a Python value was decided while tracing
         atom = compile_time_atom(ctx, node.test, constexpr_parameters(ctx, kernel.node))
         if atom is None:
             return
         yield Report(
             node.test,
             f"`if` on a compile-time value (`{ast.unparse(atom)}`) without `cutlass.const_expr(...)`; "
-            "CuTe DSL traces both branches as a run-time branch: wrap the test in `cutlass.const_expr`",
+            f"CuTe DSL {_TRACED_AT_RUN_TIME.version} and later trace both branches as a run-time branch "
+            f"(this code targets {target.describe()}): wrap the test in `cutlass.const_expr`",
         )
