@@ -17,6 +17,8 @@ from kernelint.findings import Severity
 _INFO_UNDER = re.compile(r"^#\s*kernelint-info-under:\s*(.+)$", re.M)
 TWO_WAY = [f for f in all_fixtures() if f.silent_under()]
 INFO_UNDER = [f for f in all_fixtures() if _INFO_UNDER.search(f.source())]
+_MESSAGE_UNDER = re.compile(r"^#\s*kernelint-message-under:\s*(.+)$", re.M)
+MESSAGE_UNDER = [f for f in all_fixtures() if _MESSAGE_UNDER.search(f.source())]
 
 
 @pytest.mark.parametrize("fixture", TWO_WAY, ids=[f.id for f in TWO_WAY])
@@ -37,9 +39,18 @@ def test_one_file_errors_under_one_target_and_informs_under_another(fixture):
     assert {f.severity for f in other} == {Severity.INFO}
 
 
+@pytest.mark.parametrize("fixture", MESSAGE_UNDER, ids=[f.id for f in MESSAGE_UNDER])
+def test_one_file_another_effect_under_another_target(fixture):
+    """``# kernelint-message-under: triton-version=X``: the same sites, each with another message."""
+    own = [f for f in fixture.findings() if f.code == fixture.code]
+    other = [f for f in fixture.findings(_MESSAGE_UNDER.search(fixture.source()).group(1)) if f.code == fixture.code]
+    assert own and [f.line for f in other] == [f.line for f in own]
+    assert all(a.message != b.message for a, b in zip(own, other))
+
+
 def test_every_version_rule_has_a_two_way_fixture():
-    codes = {f.code for f in TWO_WAY + INFO_UNDER}
-    assert {"KL131", "KL132", "KL133", "KL319"} <= codes
+    codes = {f.code for f in TWO_WAY + INFO_UNDER + MESSAGE_UNDER}
+    assert {"KL106", "KL116", "KL131", "KL132", "KL133", "KL305", "KL319"} <= codes
 
 
 @pytest.mark.parametrize("requirement, version, how", [
