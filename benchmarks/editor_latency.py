@@ -4,9 +4,11 @@ Times the commands the editor integrations run on each save, with the buffer on 
 as they pass it: the VS Code flake8 extension and python-lsp-server (``flake8 -
 --stdin-display-name PATH``), the VS Code pylint extension (``pylint --from-stdin PATH``), and
 ``kernelint check - --stdin-filename PATH``; then python-lsp-server itself, from ``didSave``
-to ``publishDiagnostics``. Prints a markdown table (median and max of the runs).
+to ``publishDiagnostics``, and kernelint's own server (``kernelint server``), from ``didSave``
+and from ``didChange`` (a keystroke) to ``publishDiagnostics``. Prints a markdown table
+(median and max of the runs).
 
-    python benchmarks/editor_latency.py [--runs 7] [--lines 3000]
+    python benchmarks/editor_latency.py [--runs 7] [--lines 3000] [--servers-only]
 """
 from __future__ import annotations
 
@@ -94,8 +96,10 @@ def engine_seconds(path: Path, runs: int) -> float:
 class LanguageServer:
     """A python-lsp-server over stdio, with only its flake8 plugin on (kernelint's rules)."""
 
+    command = [sys.executable, "-m", "pylsp"]
+
     def __init__(self, root: Path) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "pylsp"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
         self.root = root
         self.next_id = 0
@@ -158,16 +162,46 @@ class LanguageServer:
             raise RuntimeError("no diagnostics from pylsp")
         return time.perf_counter() - start
 
+    def change_latency(self, uri: str, text: str, version: int) -> float:
+        """Seconds from a didChange (the whole text, one line edited) to the diagnostics."""
+        self.arrived.clear()
+        start = time.perf_counter()
+        self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                               "contentChanges": [{"text": text + f"# edit {version}\n"}]})
+        if not self.arrived.wait(60):
+            raise RuntimeError("no diagnostics after didChange")
+        return time.perf_counter() - start
+
     def stop(self) -> None:
         self.request("shutdown", {})
         self.notify("exit", {})
         self.process.wait(10)
 
 
+class KernelintServer(LanguageServer):
+    """``kernelint server`` over stdio: nothing to configure, it lints on change and save."""
+
+    command = [sys.executable, "-m", "kernelint", "server"]
+
+    def start(self) -> None:
+        self.request("initialize", {"processId": os.getpid(), "rootUri": self.root.as_uri(), "capabilities": {}})
+        self.notify("initialized", {})
+
+
+def _open(server: LanguageServer, uri: str, source: str) -> float:
+    server.arrived.clear()
+    start = time.perf_counter()
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                             "text": source}})
+    server.arrived.wait(60)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--lines", type=int, default=3000)
+    parser.add_argument("--servers-only", action="store_true", help="time only the two language servers")
     args = parser.parse_args()
     from kernelint.rules import all_rules, pylint_message
 
@@ -193,7 +227,7 @@ def main() -> None:
                 [sys.executable, "-m", "kernelint", "check", "-", "--stdin-filename", name],
         }
         rows = []
-        for label, command in commands.items():
+        for label, command in ({} if args.servers_only else commands).items():
             times, cpus, out = [], [], ""
             for _ in range(args.runs):
                 elapsed, cpu, out = timed(command, source, root)
@@ -203,13 +237,22 @@ def main() -> None:
             rows.append((label, statistics.median(times), max(times), f"{statistics.median(cpus):.2f}", count))
         engine = engine_seconds(path, args.runs)
 
+        uri = path.as_uri()
+        ours = KernelintServer(root)
+        ours.start()
+        opened = _open(ours, uri, source)
+        saves = [ours.save_latency(uri, source, version) for version in range(2, args.runs + 2)]
+        count = sum(1 for d in ours.diagnostics if str(d.get("code")) == "KL104")
+        changes = [ours.change_latency(uri, source, version) for version in range(args.runs + 2, 2 * args.runs + 2)]
+        ours.stop()
+        rows.append(("kernelint server, didOpen -> diagnostics (first check, cold)", opened, opened, "-", count))
+        rows.append(("kernelint server, didSave -> diagnostics", statistics.median(saves), max(saves), "-", count))
+        rows.append(("kernelint server, didChange -> diagnostics", statistics.median(changes), max(changes), "-",
+                     sum(1 for d in ours.diagnostics if str(d.get("code")) == "KL104")))
+
         server = LanguageServer(root)
         server.start()
-        uri = path.as_uri()
-        server.arrived.clear()
-        server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                                 "text": source}})
-        server.arrived.wait(60)
+        _open(server, uri, source)
         times = [server.save_latency(uri, source, version) for version in range(2, args.runs + 2)]
         count = sum(1 for d in server.diagnostics if str(d.get("code")) == "KL104")
         server.stop()
