@@ -300,6 +300,19 @@ def _show_settings(args, rules) -> int:
         f"selected rules: {', '.join(sorted(selected))}",
         f"rules run on this file: {', '.join(sorted(options.codes)) or '(none)'}",
     ]
+    if args.format == "json":
+        print(json.dumps({
+            "file": str(path), "configuration": str(settings.source) if settings.source else None,
+            "root": str(settings.root), "select": list(settings.select) if settings.select is not None else None,
+            "extend-select": list(settings.extend_select), "ignore": list(settings.ignore),
+            "per-file-ignores": {pattern: list(codes) for pattern, codes in settings.per_file_ignores},
+            "exclude": list(settings.exclude), "target-arch": settings.target_arch,
+            "targets": {SETTINGS[t.dsl][0]: {"version": str(t.text), "source": str(t.source)}
+                        for t in (targets.triton, targets.cute, targets.cutile)},
+            "severity": {key: value.value for key, value in settings.severity}, "excluded": excluded,
+            "selected-rules": sorted(selected), "rules-run": sorted(options.codes),
+        }, indent=2))
+        return EXIT_CLEAN
     print("\n".join(lines))
     return EXIT_CLEAN
 
@@ -309,6 +322,11 @@ def _check_reporting_options(args) -> None:
     if args.statistics and args.format == "sarif":
         raise UsageError("--statistics writes text, json or github; SARIF carries the findings "
                          "themselves (drop --statistics)")
+    listing = [flag for flag, on in (("--show-files", args.show_files), ("--show-settings", args.show_settings),
+                                     ("--show-fixes", args.show_fixes)) if on]
+    if listing and args.format not in ("text", "json") or listing == ["--show-fixes"] and args.format != "text":
+        raise UsageError(f"{listing[0]} writes text" + (" or json" if listing[0] != "--show-fixes" else " (a diff)")
+                         + f", not {args.format}")
     if args.output_style and args.format != "text":
         raise UsageError(f"--output-format {args.output_style} shapes the text format, not {args.format}")
     if args.add_noqa:
@@ -333,6 +351,7 @@ def _check(args) -> int:
         args.paths = ["-"]
     if "-" in args.paths and not _reading_stdin(args):
         raise UsageError("- (standard input) cannot be mixed with other paths")
+    _check_reporting_options(args)
     if args.show_settings:
         return _show_settings(args, rules)
     jobs = args.jobs if args.jobs is not None else env_jobs()
@@ -340,7 +359,6 @@ def _check(args) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.unsafe_fixes and not (args.fix or args.show_fixes):
         raise UsageError("--unsafe-fixes goes with --fix or --show-fixes")
-    _check_reporting_options(args)
 
     sources = Sources()
     if _reading_stdin(args):
@@ -355,7 +373,8 @@ def _check(args) -> int:
         selected_codes(settings, rules)  # validates selectors before any work
         files = _files(args, settings)
         if args.show_files:
-            sys.stdout.write("".join(f"{path}\n" for path in files))
+            sys.stdout.write(json.dumps(files, indent=2) + "\n" if args.format == "json"
+                             else "".join(f"{path}\n" for path in files))
             return EXIT_CLEAN
         if not files:
             print("kernelint: warning: no Python files found under " + ", ".join(args.paths), file=sys.stderr)

@@ -256,3 +256,24 @@ def test_add_noqa_refuses_what_it_cannot_do(tmp_path):
         result = _check(tmp_path, "--add-noqa", *extra, "k.py")
         assert result.returncode == 2 and "--add-noqa edits the checked files" in result.stderr
     assert (tmp_path / "k.py").read_text() == KERNEL
+
+
+# --- listings follow --format ---------------------------------------------------------------
+
+def test_show_files_and_show_settings_write_json(tmp_path):
+    write(tmp_path, {"k.py": KERNEL, "pyproject.toml": '[tool.kernelint.severity]\nKL104 = "info"\n'})
+    assert json.loads(_check(tmp_path, "--show-files", "--format", "json").stdout) == ["k.py"]
+    settings = json.loads(_check(tmp_path, "--show-settings", "k.py", "--format", "json").stdout)
+    assert settings["severity"] == {"KL104": "info"} and "KL104" in settings["rules-run"]
+    assert settings["configuration"] == str((tmp_path / "pyproject.toml").resolve())
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--show-files", "--format", "sarif"], "--show-files writes text or json, not sarif"),
+    (["--show-settings", "k.py", "--format", "github"], "--show-settings writes text or json, not github"),
+    (["--show-fixes", "k.py", "--format", "json"], "--show-fixes writes text (a diff), not json"),
+])
+def test_a_listing_in_a_format_it_cannot_write_is_refused(tmp_path, args, message):
+    write(tmp_path, {"k.py": KERNEL})
+    result = _check(tmp_path, *args)
+    assert result.returncode == 2 and message in result.stderr and result.stdout == ""
