@@ -262,3 +262,38 @@ def test_excluded_file_gets_no_diagnostics(client_in):
     client.request("shutdown")
     client.notify("exit")
     assert client.close() == 0
+
+
+def test_related_sites_become_related_information(tmp_path):
+    """A grouped finding's other sites (issue 21) are LSP relatedInformation where the client
+    says it shows them, and are counted in the message where it does not."""
+    import io
+
+    from kernelint.findings import Confidence, Finding, Severity, Site
+    from kernelint.lsp.server import Server
+
+    other = tmp_path / "other.py"
+    other.write_text("é = 1\nflag(a)\n")
+    path = tmp_path / "k.py"
+    text = "import triton\n\nflag(a)\n# ü\nflag(a)\n"
+    document = Document(path.as_uri(), text)
+    finding = Finding(str(path), 3, 1, 3, 8, "KL104", "erf-needs-fp32", Severity.ERROR, Confidence.HIGH,
+                      "flag(a) called", related=(Site(str(path), 5, 1, 5, 8, "flag(a) called here"),
+                                                 Site(str(other), 2, 1, 2, 8, "")))
+    server = Server(io.BytesIO(), io.BytesIO())
+    server.initialize({"capabilities": {"textDocument": {"publishDiagnostics": {"relatedInformation": True}}}})
+    diagnostic = server.diagnostic(document, finding)
+    assert diagnostic["message"] == "flag(a) called [erf-needs-fp32]"
+    assert diagnostic["relatedInformation"] == [
+        {"location": {"uri": path.as_uri(), "range": {"start": {"line": 4, "character": 0},
+                                                     "end": {"line": 4, "character": 7}}},
+         "message": "flag(a) called here"},
+        {"location": {"uri": other.resolve().as_uri(), "range": {"start": {"line": 1, "character": 0},
+                                                                "end": {"line": 1, "character": 7}}},
+         "message": "flag(a) called"},
+    ]
+    plain = Server(io.BytesIO(), io.BytesIO())
+    plain.initialize({"capabilities": {}})
+    diagnostic = plain.diagnostic(document, finding)
+    assert "relatedInformation" not in diagnostic
+    assert diagnostic["message"] == f"{finding.shown_message} [erf-needs-fp32]"

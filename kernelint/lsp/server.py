@@ -42,6 +42,7 @@ class Server:
         self.findings: dict[str, list[Finding]] = {}
         self._dirty: set[str] = set()
         self.encoding = UTF16
+        self.related_information = False
         self.initialized = False
         self.shutting_down = False
 
@@ -140,13 +141,35 @@ class Server:
         return self.documents.get(uri), self.findings.get(uri, [])
 
     def diagnostic(self, document: Document, f: Finding) -> dict:
-        return {
+        """The finding as an LSP diagnostic; the other sites of its cause (``Finding.related``)
+        as ``relatedInformation`` where the client shows it, else counted in the message."""
+        diagnostic = {
             "range": self._finding_range(document, f),
             "severity": _SEVERITY[f.severity],
             "code": f.code,
             "source": "kernelint",
-            "message": f"{f.message} [{f.name}]",
+            "message": f"{f.message if self.related_information else f.shown_message} [{f.name}]",
         }
+        if self.related_information and f.related:
+            diagnostic["relatedInformation"] = [
+                {"location": self._location(document, site), "message": site.message or f.message}
+                for site in f.related]
+        return diagnostic
+
+    def _location(self, document: Document, site) -> dict:
+        """An LSP location of a Site, in this buffer or in another file (read from disk)."""
+        if site.path == document.path:
+            holder = document
+        else:
+            from pathlib import Path
+
+            try:
+                text = Path(site.path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            holder = Document(Path(site.path).resolve().as_uri(), text)
+        return {"uri": holder.uri, "range": holder.range(site.line, site.column - 1, site.end_line,
+                                                         site.end_column - 1, self.encoding)}
 
     def _finding_range(self, document: Document, f: Finding) -> dict:
         return document.range(f.line, f.column - 1, f.end_line, f.end_column - 1, self.encoding)
@@ -156,6 +179,8 @@ class Server:
     def initialize(self, params: dict) -> dict:
         offered = ((params.get("capabilities") or {}).get("general") or {}).get("positionEncodings") or []
         self.encoding = UTF8 if UTF8 in offered else UTF16
+        publishing = ((params.get("capabilities") or {}).get("textDocument") or {}).get("publishDiagnostics") or {}
+        self.related_information = bool(publishing.get("relatedInformation"))
         self.initialized = True
         return {
             "capabilities": {
@@ -321,6 +346,8 @@ def _hover_text(f: Finding) -> str:
         evidence = one_line(rule)
         if evidence:
             parts.append(f"**Measured:** {evidence}")
+    if f.facts:
+        parts.append("**Why:** " + "; ".join(fact.text for fact in f.facts))
     if f.fix is not None:
         parts.append(f"**Fix:** {f.fix.title}" + ("" if f.fix.safe else " (unsafe: may change behaviour)"))
     if rule is not None:
