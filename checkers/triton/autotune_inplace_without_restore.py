@@ -5,7 +5,7 @@ from __future__ import annotations
 from kernelint.findings import Severity
 from kernelint.model import autotune, memory
 from kernelint.model.dsl import triton
-from kernelint.rules import Report, Rule
+from kernelint.rules import Because, Report, Rule
 
 
 class AutotuneInplaceWithoutRestore(Rule):
@@ -87,7 +87,16 @@ Use `reset_to_zero=` for a buffer the kernel only accumulates into with atomics.
             protected = {c.value for c in restored + zeroed}
             reported: set[str] = set()
             for access in memory.accesses(ctx, kernel):
-                for parameter in sorted(access.parameters - protected - reported):
+                pointers = memory.pointers_among(ctx, kernel, access.parameters)
+                if pointers & protected:
+                    continue  # the buffer is restored (or the address cannot say which one it is)
+                if len(pointers) > 1:
+                    found = list(self._ambiguous(ctx, kernel, access, pointers - reported, count))
+                    if found:
+                        reported |= pointers
+                    yield from found
+                    continue
+                for parameter in sorted(pointers - reported):
                     how = self._in_place(ctx, kernel, access, parameter)
                     if how is None:
                         continue
@@ -101,7 +110,28 @@ Use `reset_to_zero=` for a buffer the kernel only accumulates into with atomics.
                         access.call,
                         f"`{kernel.name}` {verb} `{parameter}` in place and is autotuned over {count} "
                         f"configs without {fix}: every benchmarked launch updates the caller's buffer again",
+                        facts=(Because(f"`{parameter}` is the pointer this address is built on"
+                                       + (f" (of {', '.join(sorted(access.parameters))})" if len(access.parameters) > 1 else "")),),
                     )
+
+    def _ambiguous(self, ctx, kernel, access, pointers: frozenset[str], count: int):
+        """An in-place update whose address sums several parameters none of which the kernel
+        shows to be the pointer: reported once, naming the candidates, with no parameter to put
+        in ``restore_value`` (naming an integer there fails when the autotuner clones it)."""
+        if not pointers:
+            return
+        hows = [self._in_place(ctx, kernel, access, p) for p in sorted(pointers)]
+        if not any(hows):
+            return
+        verb, fix = next(h for h in hows if h)
+        names = " or ".join(f"`{p}`" for p in sorted(pointers))
+        yield Report(
+            access.call,
+            f"`{kernel.name}` {verb} a buffer in place (its pointer is {names}) and is autotuned over "
+            f"{count} configs without `{fix}`: every benchmarked launch updates the caller's buffer "
+            f"again; name the pointer parameter in `{fix}`",
+            facts=(Because(f"the address sums {names}; nothing in the kernel shows which is the pointer"),),
+        )
 
     @staticmethod
     def _in_place(ctx, kernel, access, parameter):

@@ -168,6 +168,28 @@ def accesses(ctx: "FileContext", kernel: "Kernel") -> list[Access]:
     return cache[key]
 
 
+def pointers_among(ctx: "FileContext", kernel: "Kernel", parameters: frozenset[str]) -> frozenset[str]:
+    """Which of the pointer-like ``parameters`` summed into one address can be its pointer.
+
+    Triton adds no two pointers, so one summand is the pointer and the others offsets
+    (``x_ptr + row_start + offs``). A parameter that is some access's only pointer-like summand is
+    a pointer; one summed with such a pointer elsewhere in the kernel is an offset; and when
+    several remain and exactly one is named as a pointer (``*ptr``/``*ptrs``, Triton's convention),
+    that one is. More than one left: the address alone does not say (the caller decides what to
+    do with an ambiguous answer)."""
+    if len(parameters) <= 1:
+        return parameters
+    alone = {next(iter(a.parameters)) for a in accesses(ctx, kernel) if len(a.parameters) == 1}
+    offsets = {p for a in accesses(ctx, kernel) if a.parameters & alone for p in a.parameters - alone}
+    left = parameters - offsets
+    if len(left) > 1 and len(left & alone) == 1:
+        left = left & alone
+    named = {p for p in left if p.lower().endswith(("ptr", "ptrs"))}
+    if len(left) > 1 and len(named) == 1:
+        left = named
+    return frozenset(left) or parameters
+
+
 def caller_data_loads(ctx: "FileContext", kernel: "Kernel", parameter: str) -> list[ast.Call]:
     """Loads of ``parameter``'s memory that come before the kernel's first store or atomic into it,
     in source order: they read what the caller passed, not what this launch wrote."""
