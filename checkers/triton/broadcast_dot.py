@@ -8,11 +8,15 @@ from kernelint.findings import Confidence, Severity
 from kernelint.model import dataflow
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl.triton import BROADCAST_TO, DOT, EXPAND_DIMS, SIGNATURES
-from kernelint.rules import Report, Rule
+from kernelint.model.static_asserts import bounded_int
+from kernelint.rules import Because, Report, Rule
 
 #: Measured on the H200: with both matrix dimensions of the broadcast tile at or below this, the
 #: batched dot was as fast (32x32x32) or faster (16x16x16) than one 2D dot per problem.
 _SMALL_TILE = 32
+#: The smallest extent of a tensor-core (MMA) dot: a tile with a smaller M, N or K takes the FMA
+#: path whether or not it is batched, so a 2D rewrite gains nothing.
+_MMA_MIN_EXTENT = 16
 
 
 class BroadcastDot(Rule):
@@ -69,15 +73,21 @@ y = tl.dot(w, x)
 """
 
     def check(self, node, ctx):
-        if not self._batch_broadcast(node, ctx) or ctx.kernel_of(node, "triton") is None:
+        parts = _broadcast_parts(ctx, node)
+        kernel = ctx.kernel_of(node, "triton")
+        if parts is None or kernel is None or not self._batch_broadcast(ctx, kernel, *parts):
             return
         dot = self._dot_fed(node, ctx)
         if dot is not None:
+            source, shape = parts
             yield Report(
                 node,
-                f"`{short(node.args[0])}` is broadcast to a 3D batch for the batched `tl.dot` on line "
+                f"`{short(source)}` is broadcast to a 3D batch for the batched `tl.dot` on line "
                 f"{dot.lineno}; a batched dot runs without warpgroup MMA and keeps a copy of the tile "
                 "per batch entry: use one 2D `tl.dot` per problem (or fold the batch into N)",
+                facts=(Because(f"broadcast to `({', '.join(short(e, 20) for e in shape)})`" if shape
+                               else "a 2D tile given a leading batch axis", node),
+                       Because(f"feeds the batched `tl.dot` on line {dot.lineno}", dot)),
             )
 
     @staticmethod
@@ -96,20 +106,41 @@ y = tl.dot(w, x)
                     return call
         return None
 
-    def _batch_broadcast(self, node, ctx) -> bool:
-        """``tl.broadcast_to(x, shape)`` adding a leading batch axis to a 2D tile, not known small."""
-        if not ctx.is_call(node, BROADCAST_TO) or len(node.args) < 1:
-            return False
-        shape = _shape_elements(ctx, node.args[1] if len(node.args) > 1 else _keyword(node, "shape"))
-        source = node.args[0]
+    @staticmethod
+    def _batch_broadcast(ctx, kernel, source: ast.expr, shape: list[ast.expr] | None) -> bool:
+        """A broadcast adding a leading batch axis to a 2D tile, not known small: each extent is
+        read through literals, names and the kernel's ``tl.static_assert`` bounds; an extent
+        below 16 leaves no tensor-core path for any rewrite, and a tile of at most 32x32 is
+        cheap to copy."""
         rank3 = (shape is not None and len(shape) == 3) or _new_leading_axis(ctx, source)
         if not rank3:
             return False
         if shape is not None and len(shape) == 3:
-            sizes = [ctx.resolve_int(e) for e in shape[1:]]
+            sizes = [bounded_int(ctx, e, kernel.node) for e in shape[1:]]
+            if any(s is not None and s < _MMA_MIN_EXTENT for s in sizes):
+                return False
             if all(s is not None and s <= _SMALL_TILE for s in sizes):
                 return False
         return True
+
+
+def _broadcast_parts(ctx, node: ast.AST) -> tuple[ast.expr, list[ast.expr] | None] | None:
+    """(tile, shape entries) of ``tl.broadcast_to(x, shape)`` or of the tensor method
+    ``x.broadcast_to(shape)`` / ``x.broadcast_to(*shape)``; None for any other call."""
+    if not isinstance(node, ast.Call):
+        return None
+    if ctx.is_call(node, BROADCAST_TO):
+        if not node.args:
+            return None
+        return node.args[0], _shape_elements(ctx, node.args[1] if len(node.args) > 1 else _keyword(node, "shape"))
+    if (isinstance(node.func, ast.Attribute) and node.func.attr == "broadcast_to"
+            and ctx.call_name(node) is None and (node.args or node.keywords)):
+        if len(node.args) == 1:
+            return node.func.value, _shape_elements(ctx, node.args[0])
+        if len(node.args) > 1 and not any(isinstance(a, ast.Starred) for a in node.args):
+            return node.func.value, list(node.args)
+        return node.func.value, _shape_elements(ctx, _keyword(node, "shape"))
+    return None
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:

@@ -50,6 +50,7 @@ FULL = TL + "full"
 RESHAPE = TL + "reshape"
 VIEW = TL + "view"
 BROADCAST_TO = TL + "broadcast_to"
+STATIC_ASSERT = TL + "static_assert"
 #: Random-number generation (``triton.language.random``); vendor libdevices re-export philox.
 RANDOM = frozenset(TL + n for n in (
     "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "philox_impl",
