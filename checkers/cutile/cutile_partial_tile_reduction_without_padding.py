@@ -17,9 +17,8 @@ class CutilePartialTileReductionWithoutPadding(Rule):
     name = "cutile-partial-tile-reduction-without-padding"
     family = "cutile-numerics"
     dsl = "cutile"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL404`.
-    severity = Severity.INFO
+    # Reproduced on the H200 (numerics); off until a corpus finding measures its precision.
+    severity = Severity.ERROR
     default_enabled = False
     evidence_class = "numerics"
     summary = ("A `ct.load` of a tile that can reach past the array has no `padding_mode=` and feeds a "
@@ -45,6 +44,22 @@ passes through `ct.where` (the usual mask) or any non-elementwise call (`reshape
 before the reduction, when the reduction runs over an axis the tile does not overhang, and when
 the sizes come from somewhere the file does not show (a tile size passed from another module).
 Gathers (`ct.gather(..., padding_value=...)`) are not `ct.load`s and are not read.
+
+Measured on the H200 (cuda-tile 1.7.0, tileiras 13.4.92; reproduced): the pair's row max over
+all-negative rows, looping over `ct.cdiv(N, TILE)` column tiles, was wrong in every row of
+every case where `N` is not a multiple of the tile (4,096 of 4,096 rows at N=1000 with one
+1024-wide tile, 4,096 of 4,096 at N=1001 with 256-wide tiles, 2,048 of 2,048 in fp16 at
+N=3000; max relative error 1.0: the max came out as a padded lane, not the data) and exact with
+`padding_mode=NEG_INF`; at N=1024 (whole tiles) both were exact. Copying the padded tiles out
+shows what the lanes hold: a mix of zeros, NaNs and other values, varying with the shape and
+dtype (fp16 with N=1000: no zero at all among 24,576 padded lanes). Row sums over the same
+tiles matched in 8 of 12 configurations and came out NaN in the other 4 (N=1001 with 256-wide
+tiles, fp32 and fp16, contiguous or a strided view):
+`reference_kernels/evidence/runs/KL404-padding/`. Off by default: cutile-python, TileGym and flashinfer give it no
+finding, so its precision is not measured. Their 21 (unpadded load, reduction) pairs read as
+correct: 0-d loads of per-row statistics (`shape=()`), test kernels whose tile is the whole
+array, a group norm whose host asserts that the block divides `H * W`, and an online softmax
+whose host pads the array to whole tiles with `-inf` before passing the tile count.
 
 ## Why is this bad?
 `ct.load` partitions the array into tiles; a tile that reaches past the end is filled

@@ -19,10 +19,8 @@ class CutileTileAsLoadIndex(Rule):
     name = "cutile-tile-as-load-index"
     family = "cutile-indexing"
     dsl = "cutile"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL405`.
-    severity = Severity.INFO
-    default_enabled = False
+    # Reproduced on the H200 (the compiler rejects the kernel); reports only shapes the source states.
+    severity = Severity.ERROR
     evidence_class = "compile"
     summary = ("A `ct.load`/`ct.store` index entry is a tile with one or more axes (loaded with "
                "`shape=(1,)`, a `ct.arange`): the index takes scalars, so the kernel does not compile.")
@@ -37,6 +35,16 @@ arithmetic and `astype` on one of them, followed through names.
 It stays silent for scalars: a value loaded with `shape=()` (a 0-d tile, which cuTile accepts
 as an index: its MoE sample reads expert ids this way), `t.item()`, `ct.bid`, loop variables,
 integer arithmetic, and anything whose shape the source does not state.
+
+Measured on the H200 (cuda-tile 1.7.0, tileiras 13.4.92; reproduced): the pair's lookup with the
+row number loaded as `shape=(1,)` failed to compile in both cases with `TypeCheckingError:
+Invalid argument "index" of load(): Expected a tuple of signed integers or a single signed
+integer scalar, but item #0 has type Tile[int32,(1)]`; loaded with `shape=()` it compiled and
+matched `table[lut]` exactly. The fixtures' other forms were compiled for sm_90 without a GPU
+with the same versions: a `(1,)` tile as a `ct.store` index and a `ct.arange` as a `ct.load`
+index fail the same way; a 0-d tile, `.item()`, a `ct.gather` and loop variables compile. On by
+default: over the 384 cuTile files of cutile-python, TileGym and flashinfer (2,822 index entries,
+4 of them 0-d tiles) it reports nothing, and it reports only a shape the source states.
 
 ## Why is this bad?
 `ct.load` and `ct.store` index the tile space with a tuple of integer scalars. A tile of shape
