@@ -66,7 +66,9 @@ def measure(m, n, tile, dtype, layout):
                      - (tail == -123.0).sum()),
         "data_lanes_exact": bool(torch.equal(out[:, :n], x)),
         "row_sum_max_abs_error": float(error.max()),
-        "row_sum_rows_wrong": int((error > 1e-3 * expected.abs().clamp(min=1)).sum()),
+        # a NaN sum is wrong too (a comparison with NaN is False); the run of 2026-12-01
+        # (runs/KL404-padding) used `error > tol` alone and so counted NaN rows as right
+        "row_sum_rows_wrong": int(((error > 1e-3 * expected.abs().clamp(min=1)) | sums.isnan()).sum()),
     }
 
 
