@@ -3,6 +3,7 @@ opened in a real (headless) browser."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -84,6 +85,7 @@ def test_report_usage_errors(tmp_path):
     assert done.returncode == 2 and "no record for KL998" in done.stderr
 
 
+@pytest.mark.full  # matplotlib: the full tier
 def test_svg_charts_are_repeatable_and_carry_their_source_hash():
     pytest.importorskip("matplotlib")
     data = report.chart_data(CHARTED[0])
@@ -103,6 +105,7 @@ def page(tmp_path_factory):
     return out / "index.html"
 
 
+@pytest.mark.full  # matplotlib: the full tier
 def test_report_has_a_section_per_record(page):
     text = page.read_text(encoding="utf-8")
     for record in RECORDS:
@@ -113,6 +116,7 @@ def test_report_has_a_section_per_record(page):
         assert (page.parent / "charts" / f"{record['code']}.svg").is_file()
 
 
+@pytest.mark.full  # matplotlib: the full tier
 def test_report_shows_every_rule_with_a_pair(page):
     """Issue 10: the page shows every rule; one whose pair has no record yet says so."""
     from conftest import pair_dirs
@@ -134,10 +138,13 @@ def _browser() -> str | None:
                  if shutil.which(name)), None)
 
 
+@pytest.mark.full  # matplotlib: the full tier
 def test_report_renders_in_a_headless_browser(page, tmp_path):
     browser = _browser()
     if browser is None:
-        pytest.skip("no Chromium or Chrome installed")
+        if os.environ.get("CI") == "true":
+            pytest.fail("no Chromium in CI: .ci/run installs Debian's chromium for this test")
+        pytest.skip("no Chromium or Chrome installed (apt-get install chromium)")
     flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
     dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
