@@ -244,6 +244,7 @@ def _check_stdin(args, rules, sources):
     name = args.stdin_filename or "-"
     start = Path(name).resolve().parent if args.stdin_filename else Path.cwd()
     settings = _settings(args, start)
+    _publish_docs_url(settings)
     selected_codes(settings, rules)
     source = decode(sys.stdin.buffer.read())
     sources.add(name, source)
@@ -370,6 +371,7 @@ def _check(args) -> int:
             return fix_stdin(args, name, source, options)
     else:
         settings = _settings(args)
+        _publish_docs_url(settings)
         selected_codes(settings, rules)  # validates selectors before any work
         files = _files(args, settings)
         if args.show_files:
@@ -451,10 +453,24 @@ def _add_noqa(findings) -> int:
     return EXIT_CLEAN
 
 
+def _publish_docs_url(settings=None) -> None:
+    """Rule doc addresses come from the configuration's ``docs-url`` (none when it is unset)."""
+    from kernelint import docs
+    from kernelint.config import ConfigError, load_settings
+
+    if settings is None:
+        try:
+            settings = load_settings(Path.cwd())
+        except ConfigError:  # `rules` and `explain` still work in a folder with a broken config
+            return
+    docs.publish_at(settings.docs_url)
+
+
 def _rules(args) -> int:
     from kernelint.docs import rule_url
     from kernelint.rules import all_rules, pylint_message, pylint_messages
 
+    _publish_docs_url()
     rows = []
     for rule in all_rules():
         msgid, symbol = pylint_message(rule)
@@ -491,7 +507,9 @@ def _explain(args) -> int:
         hint = f" (did you mean {near_rule.code}, {near_rule.name}?)" if near_rule else ""
         raise UsageError(f"unknown rule {args.rule!r}{hint}; `kernelint rules` lists them")
     sys.stdout.write(render(rule))
-    sys.stdout.write(f"\nOnline: {rule_url(rule.code)}\n")
+    _publish_docs_url()
+    if rule_url(rule.code):  # only where the team's configuration says where it hosts the docs
+        sys.stdout.write(f"\nOnline: {rule_url(rule.code)}\n")
     return EXIT_CLEAN
 
 

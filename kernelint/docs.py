@@ -6,14 +6,25 @@ from kernelint.evidence import describe, load_record, machine
 from kernelint.measured import measured
 from kernelint.rules import Rule, pylint_messages
 
-#: Where the project lives, and where each rule's rendered doc (docs/rules/CODE.md) is published.
-PROJECT_URL = "https://github.com/kernelint/kernelint"
-RULE_DOCS_URL = PROJECT_URL + "/blob/main/docs/rules/"
+#: kernelint has no public home page: the rule docs travel with the tool (`kernelint explain`,
+#: SARIF ``help.markdown``, pylint's message help), and no output names an address that does not
+#: exist. SARIF's ``informationUri`` is left out while this is None.
+PROJECT_URL: str | None = None
+
+#: The configured ``docs-url`` template of this run (``{code}`` stands for the rule code), set by
+#: the command from the configuration it reads; None: no finding or rule carries an address.
+_docs_url: str | None = None
 
 
-def rule_url(code: str) -> str:
-    """The stable address of a rule's documentation: editors and code scanning link to it."""
-    return f"{RULE_DOCS_URL}{code}.md"
+def publish_at(template: str | None) -> None:
+    """Use ``template`` (a configuration's ``docs-url``) for the addresses of this run's rule docs."""
+    global _docs_url
+    _docs_url = template
+
+
+def rule_url(code: str) -> str | None:
+    """Where the team that configured ``docs-url`` publishes the rule's doc; None when unset."""
+    return _docs_url.replace("{code}", code) if _docs_url else None
 
 
 def evidence_section(rule: type[Rule]) -> str:

@@ -61,9 +61,10 @@ def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
                 quieter = f"; the rule's {severity.value}-level findings"
             else:
                 quieter = f"; its findings where [tool.kernelint.severity] makes them {severity.value}"
+            online = f"; online: {rule_url(rule.code)}" if rule_url(rule.code) else ""
             msgs[msgid] = ("%s", symbol, f"{rule.summary} ({rule.code}{quieter}; `kernelint explain "
-                                         f"{rule.code}` prints the full documentation and evidence: "
-                                         f"{rule_url(rule.code)})")
+                                         f"{rule.code}` prints the full documentation and evidence"
+                                         f"{online})")
 
     def __init__(self, linter, shared: _SharedRun) -> None:
         BaseRawFileChecker.__init__(self, linter)
@@ -93,6 +94,18 @@ def _checker_class(hundred: str, rules) -> type[BaseRawFileChecker]:
     })
 
 
+def _publish_docs_url() -> None:
+    """The message help links the rule docs only where the configuration's ``docs-url`` says."""
+    from kernelint import docs
+    from kernelint.config import ConfigError
+    from kernelint.frontend import settings_for
+
+    try:
+        docs.publish_at(settings_for("-").docs_url)
+    except ConfigError:  # reported as KL002 on the first checked file
+        pass
+
+
 def register(linter) -> None:
     # Everything a check imports is imported now: pylint later puts the checked project's
     # folders first on sys.path, where a project's own pathspec.py would otherwise be imported.
@@ -100,6 +113,7 @@ def register(linter) -> None:
     from kernelint.engine import SYNTAX_ERROR
     from kernelint.rules import all_rules
 
+    _publish_docs_url()
     shared = _SharedRun()
     rules = [rule for rule in all_rules() if rule.code != SYNTAX_ERROR]
     for hundred, group in groupby(rules, key=lambda rule: rule.code[2]):

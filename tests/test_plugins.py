@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.full  # the real flake8 and pylint: the full tier
+
 from conftest import pair_dirs
 from kernelint.engine import SYNTAX_ERROR
 from kernelint.rules import all_rules, pylint_messages
@@ -123,10 +125,11 @@ def test_pylint_disable_pragma(tmp_path):
     ]
 
 
-def test_pylint_message_help_is_short_and_links_the_rule_doc(tmp_path):
+def test_pylint_message_help_is_short_and_names_the_explain_command(tmp_path):
     result = _run("pylint", "--load-plugins=kernelint.pylint_plugin", "--help-msg=W7103", cwd=tmp_path)
     assert ":kernelint-unused-suppression (W7103)" in result.stdout
-    assert "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md" in result.stdout
+    assert "`kernelint explain KL003` prints the full documentation and evidence" in result.stdout
+    assert "http" not in result.stdout  # no docs-url configured, no address
     assert "What it does" not in result.stdout
 
 
