@@ -238,15 +238,23 @@ def _check_stdin(args, rules, sources):
     """One buffer from standard input, checked as if it were the file --stdin-filename names;
     the options are None when --force-exclude excludes that file."""
     from kernelint.config import is_excluded, selected_codes
-    from kernelint.engine import check_source, decode
+    from kernelint.engine import INTERNAL_ERROR, _tool_finding, check_source, decode
     from kernelint.frontend import options_for
+    from kernelint.reading import Unreadable, read_stream
 
     name = args.stdin_filename or "-"
     start = Path(name).resolve().parent if args.stdin_filename else Path.cwd()
     settings = _settings(args, start)
     _publish_docs_url(settings)
     selected_codes(settings, rules)
-    source = decode(sys.stdin.buffer.read())
+    try:
+        data = read_stream(sys.stdin.buffer)
+    except Unreadable as why:  # over the size bound: reported as a file on disk would be
+        if args.fix or args.show_fixes:
+            raise UsageError(f"standard input: {why}; nothing was fixed") from None
+        options = options_for(name, settings, force_exclude=False)
+        return name, [_tool_finding(name, INTERNAL_ERROR, 1, 1, str(why))] if INTERNAL_ERROR in options.codes else [], "", options
+    source = decode(data)
     sources.add(name, source)
     if args.force_exclude and args.stdin_filename and is_excluded(settings, Path(name)):
         return name, [], source, None

@@ -19,6 +19,7 @@ from pathlib import Path
 import pathspec
 
 from kernelint import severities
+from kernelint.patterns import problem as pattern_problem
 from kernelint.targets import TargetError
 from kernelint.targets import compute_capability as _parse_target
 
@@ -31,6 +32,7 @@ CONFIG_NAMES = ("kernelint.toml", "pyproject.toml")
 #: ``[tool.kernelint]`` keys that fix a DSL's target release (``kernelint.versions``).
 VERSION_KEYS = {"triton-version": "triton", "cutlass-dsl-version": "cute", "cuda-tile-version": "cutile"}
 _KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "target-arch",
+         "docs-url",
          "severity")
 
 
@@ -53,6 +55,9 @@ class Settings:
     severity: tuple = ()
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the configuration file read, if any
+    #: ``docs-url``: where the team publishes the rule docs, ``{code}`` standing for the rule's
+    #: code (``kernelint.docs.rule_url``); None: findings carry no address, the docs travel with the tool.
+    docs_url: str | None = None
 
     def overridden(self, **changes) -> "Settings":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -89,6 +94,8 @@ def _parsed(path: Path, stamp: tuple[int, int]) -> dict | None:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: cannot read: invalid TOML: {error}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{path}: cannot read: values nested too deeply for Python's TOML reader") from None
 
 
 def _toml(path: Path) -> dict | None:
@@ -138,6 +145,25 @@ def _strings(table: dict, key: str, where: Path) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _patterns(values: tuple[str, ...], key: str, where: Path) -> tuple[str, ...]:
+    """``values`` if every pattern is safe to match with (``kernelint.patterns``)."""
+    for value in values:
+        why = pattern_problem(value)
+        if why:
+            shown = value if len(value) <= 60 else value[:57] + "..."
+            raise ConfigError(f"{where}: {key} pattern {shown!r} refused: {why}")
+    return values
+
+
+def _docs_url(value, where: Path) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or "{code}" not in value or not value.startswith(("https://", "http://")):
+        raise ConfigError(f'{where}: docs-url must be an http(s) address with {{code}} where the rule code goes, '
+                          f'e.g. docs-url = "https://docs.example.com/kernelint/{{code}}.html"')
+    return value
+
+
 def _suggest(word: str, choices) -> str:
     from kernelint.suggest import did_you_mean
 
@@ -176,6 +202,10 @@ def read_settings(path: Path) -> Settings:
     except severities.SeverityConfigError as error:
         raise ConfigError(str(error)) from None
     target_versions = _target_versions(table, path)
+    docs_url = _docs_url(table.get("docs-url"), path)
+    exclude = _patterns(_strings(table, "exclude", path) + _strings(table, "extend-exclude", path),
+                        "exclude", path)
+    _patterns(tuple(per_file), "per-file-ignores", path)
     select = _strings(table, "select", path) if "select" in table else None
     if select == ():
         raise ConfigError(f"{path}: select = [] selects no rule; leave select out for the defaults")
@@ -186,8 +216,9 @@ def read_settings(path: Path) -> Settings:
         per_file_ignores=tuple(
             (pattern, _strings(per_file, pattern, path)) for pattern in sorted(per_file)
         ),
-        exclude=_strings(table, "exclude", path) + _strings(table, "extend-exclude", path),
+        exclude=exclude,
         target_arch=target_arch,
+        docs_url=docs_url,
         target_versions=target_versions,
         severity=severity,
         root=path.parent,

@@ -8,7 +8,6 @@ a trailing ``\\``, a lone ``!``) is dropped silently, as git drops it.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 from pathlib import Path
@@ -16,22 +15,15 @@ from typing import Callable
 
 import pathspec
 
+from kernelint import patterns
 from kernelint.config import Settings, path_matches
 
 _ALWAYS_SKIPPED = {".git", ".hg", ".svn", "__pycache__", ".kernelint_cache", ".mypy_cache",
                    ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", "node_modules",
                    "build", "dist", ".eggs"}
 
-#: A .gitignore line longer than any path can be (PATH_MAX) is skipped: compiling a 1 MB
-#: pattern took 28 s.
-_MAX_PATTERN_CHARS = 4096
-#: Wildcard runs per path segment: pathspec matches with backtracking regular expressions, and
-#: ``*a*a*a*a*a`` against a 250-character name took 69 s. No .gitignore of the real
-#: repositories kernelint was tried on has more than two.
-_MAX_STARS_PER_SEGMENT = 3
 #: A .gitignore larger than this is not read (the largest seen on real repositories is 10 kB).
 _MAX_GITIGNORE_BYTES = 1024 * 1024
-_STARS = re.compile(r"\*+")
 
 Warn = Callable[[str], None]
 
@@ -43,11 +35,6 @@ def _stderr(message: str) -> None:
         print(f"kernelint: warning: {message}", file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):  # stderr closed: nothing left to tell
         pass
-
-
-def _too_complex(line: str) -> bool:
-    return any(len(_STARS.findall(segment)) > _MAX_STARS_PER_SEGMENT
-               for segment in line.split("/") if segment != "**")
 
 
 def _load_gitignore(directory: Path, warn: Warn, path: Path | None = None):
@@ -66,9 +53,9 @@ def _load_gitignore(directory: Path, warn: Warn, path: Path | None = None):
         return None
     lines = []
     for number, line in enumerate(text.splitlines(), 1):
-        if len(line) > _MAX_PATTERN_CHARS or _too_complex(line):
-            warn(f"{path}:{number}: pattern skipped: "
-                 + ("too long" if len(line) > _MAX_PATTERN_CHARS else "too many wildcards"))
+        why = patterns.problem(line)
+        if why:
+            warn(f"{path}:{number}: pattern skipped: {why}")
             continue
         try:
             pathspec.GitIgnoreSpec.from_lines([line])

@@ -53,6 +53,20 @@ def read_bytes(path: str) -> bytes:
         os.close(fd)
 
 
+def read_stream(stream) -> bytes:
+    """At most MAX_FILE_BYTES of a binary stream (standard input). Reading stops one byte past the
+    bound: ``< /dev/zero`` is refused at once instead of filling memory first."""
+    chunks = []
+    size = 0
+    while size <= MAX_FILE_BYTES:
+        chunk = stream.read(min(1 << 20, MAX_FILE_BYTES + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        chunks.append(chunk)
+    raise Unreadable(_too_large(size))
+
+
 def _too_large(size: int) -> str:
     return (f"file not checked: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB "
             f"({size:,} bytes or more)")

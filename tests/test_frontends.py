@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.full  # the real flake8 and pylint: the full tier
+
 from kernelint.rules import all_rules, configured_severity_messages, pylint_messages
 from test_cli import write
 
@@ -184,12 +186,28 @@ def test_engine_does_not_import_the_configuration():
     assert result.stdout.strip() == "False"
 
 
-def test_every_output_links_the_rule_doc(tmp_path):
+@pytest.mark.parametrize("docs_url", [None, "https://docs.example.com/kernelint/{code}.html"])
+def test_every_output_links_the_rule_doc_only_where_docs_url_says(tmp_path, docs_url):
     from test_cli import run_kernelint
 
-    url = "https://github.com/kernelint/kernelint/blob/main/docs/rules/KL003.md"
-    write(tmp_path, {"mod.py": STALE})
+    url = docs_url.replace("{code}", "KL003") if docs_url else None
+    config = f'docs-url = "{docs_url}"\n' if docs_url else ""
+    write(tmp_path, {"mod.py": STALE, "pyproject.toml": "[tool.kernelint]\n" + config})
     assert json.loads(run_kernelint("check", "--format", "json", "mod.py", cwd=tmp_path).stdout)[0]["url"] == url
-    assert run_kernelint("explain", "KL003", cwd=tmp_path).stdout.rstrip().endswith(url)
+    sarif = json.loads(run_kernelint("check", "--format", "sarif", "mod.py", cwd=tmp_path).stdout)
+    [kl003] = [r for r in sarif["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "KL003"]
+    assert kl003.get("helpUri") == url and "## What it does" in kl003["help"]["markdown"]
+    explained = run_kernelint("explain", "KL003", cwd=tmp_path).stdout
+    assert ("Online: " + url in explained) if url else ("Online" not in explained and "http" not in explained)
     rules = json.loads(run_kernelint("rules", "--format", "json", cwd=tmp_path).stdout)
     assert {row["code"]: row["url"] for row in rules}["KL003"] == url
+    help_msg = _run("pylint", "--load-plugins=kernelint.pylint_plugin", "--help-msg=W7103", cwd=tmp_path).stdout
+    assert (url in help_msg) if url else "http" not in help_msg
+
+
+def test_a_docs_url_without_its_code_placeholder_is_a_config_error(tmp_path):
+    from test_cli import run_kernelint
+
+    write(tmp_path, {"mod.py": STALE, "pyproject.toml": '[tool.kernelint]\ndocs-url = "https://docs.example.com/"\n'})
+    result = run_kernelint("check", "mod.py", cwd=tmp_path)
+    assert result.returncode == 2 and "docs-url must be an http(s) address with {code}" in result.stderr
