@@ -127,10 +127,14 @@ class _Follow:
                 found.add(_unknown())
         return found
 
-    def _parameter(self, ctx: "FileContext", parameter: ast.arg, frames: int) -> DTypes:
+    def _parameter(self, ctx: "FileContext", parameter: ast.arg, frames: int, evaluate=None) -> DTypes:
+        """What a host function's parameter holds: what the call being evaluated binds it to
+        (its default included), else what every caller passes, ``frames`` callers up;
+        ``evaluate`` reads the passed expression (a tensor by default, or a ``dtype=`` value)."""
+        evaluate = evaluate or self.of
         bound = self.bound.get(id(parameter))
         if bound is not None:
-            return self.of(bound[0], bound[1], frames)
+            return evaluate(bound[0], bound[1], frames)
         function = ctx.parent(ctx.parent(parameter))
         if frames <= 0 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 or ctx.kernel_of(parameter) is not None:
@@ -140,7 +144,9 @@ class _Follow:
             return _unknown()
         found = DTypes()
         for site in sites:
-            found.add(self.of(site.ctx, _passed(function, parameter, site.node, site.shift), frames - 1))
+            passed, is_default = _passed(function, parameter, site.node, site.shift)
+            found.add(evaluate(ctx if is_default else site.ctx, passed, frames - 1)
+                      if passed is not None else _unknown())
         return found
 
     def _dtype_argument(self, ctx: "FileContext", expr: ast.expr | None, frames: int) -> DTypes:
@@ -152,13 +158,33 @@ class _Follow:
             return self._known(literal, ctx, expr)
         if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
             return self.of(ctx, expr.value, frames)
+        if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
+            return self._first_truthy(ctx, expr.values, frames)
         if isinstance(expr, ast.Name):
+            parameters = [d.node for d in ctx.definitions(expr.id, expr) if isinstance(d.node, ast.arg)]
+            if parameters:
+                return self._parameter(ctx, parameters[0], frames, self._dtype_argument)
             found = DTypes()
             values = list(ctx.values_of(expr))
             for value in values:
                 found.add(self._dtype_argument(ctx, value, frames) if value is not None else _unknown())
             return found if values else _unknown()
         return _unknown()
+
+    def _first_truthy(self, ctx: "FileContext", operands: list[ast.expr], frames: int) -> DTypes:
+        """``a or b`` as a dtype: ``a`` where it is surely a dtype (a dtype is never falsy),
+        else what either can give; a ``None`` operand is skipped."""
+        found = DTypes()
+        for operand in operands:
+            if isinstance(operand, ast.Constant) and operand.value is None:
+                continue
+            value = self._dtype_argument(ctx, operand, frames)
+            found.add(value)
+            if value.complete and value.known:
+                return found
+            found.complete = True
+        found.complete = False
+        return found
 
     def _call(self, ctx: "FileContext", call: ast.Call, frames: int) -> DTypes:
         name = ctx.call_name(call)
@@ -233,9 +259,9 @@ class _Follow:
         saved = dict(self.bound)
         params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
         for param in params:
-            passed = _passed(function, param, call, 0)
+            passed, is_default = _passed(function, param, call, 0)
             if passed is not None:
-                self.bound[id(param)] = (ctx, passed)
+                self.bound[id(param)] = (target_ctx if is_default else ctx, passed)
         try:
             found = DTypes()
             for value in returns:
@@ -245,33 +271,33 @@ class _Follow:
             self.bound = saved
 
 
-def _passed(function, parameter: ast.arg, call: ast.Call, shift: int) -> ast.expr | None:
-    """What ``call`` passes for ``parameter`` of ``function`` (its default when it passes
-    nothing); None when that cannot be read (``*args``, ``**kwargs``)."""
+def _passed(function, parameter: ast.arg, call: ast.Call, shift: int) -> tuple[ast.expr | None, bool]:
+    """What ``call`` passes for ``parameter`` of ``function``, and whether it is the parameter's
+    default (an expression of the callee's file, not the caller's); (None, False) when that
+    cannot be read (``*args``, ``**kwargs``)."""
     for keyword in call.keywords:
         if keyword.arg == parameter.arg:
-            return keyword.value
+            return keyword.value, False
         if keyword.arg is None:
-            return None
+            return None, False
     positional = [*function.args.posonlyargs, *function.args.args]
     if parameter in positional:
         index = positional.index(parameter) - shift
         if index < 0:
-            return None
+            return None, False
         for position, arg in enumerate(call.args):
             if isinstance(arg, ast.Starred):
-                return None
+                return None, False
             if position == index:
-                return arg
+                return arg, False
         defaults = function.args.defaults
-        offset = len(positional) - len(defaults)
-        at = positional.index(parameter) - offset
-        return defaults[at] if at >= 0 else None
+        at = positional.index(parameter) - (len(positional) - len(defaults))
+        return (defaults[at], True) if at >= 0 else (None, False)
     kwonly = function.args.kwonlyargs
     if parameter in kwonly:
         default = function.args.kw_defaults[kwonly.index(parameter)]
-        return default
-    return None
+        return default, default is not None
+    return None, False
 
 
 def dtypes_of(view: "ProjectView", ctx: "FileContext", expr: ast.expr) -> DTypes:
