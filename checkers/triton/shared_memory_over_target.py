@@ -1,47 +1,95 @@
-"""KL135 shared-memory-over-target: TODO one-line summary."""
+"""KL135 shared-memory-over-target: a launch or autotune config whose pipeline needs more shared memory than the target has."""
 from __future__ import annotations
 
-import ast
-
 from kernelint.findings import Severity
+from kernelint.model.shared_memory import estimates
 from kernelint.rules import Report, Rule
+from kernelint.targets import shared_memory_limit
 
 
 class SharedMemoryOverTarget(Rule):
     code = "KL135"
     name = "shared-memory-over-target"
-    family = "triton-TODO"
+    family = "triton-resources"
     dsl = "triton"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL135`.
     severity = Severity.INFO
     default_enabled = False
     evidence_class = "compile"
-    summary = "TODO: one sentence, what is wrong and what it costs."
-    node_types = (ast.Call,)
+    summary = ("A fixed launch, or every literal autotune config, of a Triton kernel needs more shared memory "
+               "for its `tl.dot` pipeline than the target GPU has: `OutOfResources` at the first launch.")
+    wants_finish = True
     doc = """
 ## What it does
-TODO: what the rule looks for, and the correct code it stays silent on.
+Estimates, per launch (`kernel[grid](..., BLOCK_M=128, BLOCK_K=64, num_stages=4)`) and per literal
+`triton.Config({...}, num_stages=...)`, the shared memory the software pipeline of each K loop
+needs: `num_stages` copies of every tile a `tl.dot` in a `for` loop reads with `tl.load` in that
+loop, tile sizes from the `tl.arange`s or the block pointer's `block_shape` under the values the
+launch or config fixes, element sizes from the host tensors passed (1 byte, the least a dot
+operand has, where they cannot be followed). It reports a launch whose estimate is over the
+target's limit, and an autotuned kernel whose literal configs are all over it (the autotuner
+skips a config that does not fit, but with none left the launch fails).
+
+The limit is `target-arch`'s (sm_80 and sm_87: 166,912 bytes; sm_86, sm_89, sm_120: 101,376;
+sm_75: 65,536; sm_90 and sm_100: 232,448); with no `target-arch`, the largest any GPU has, so
+only what fits nowhere is reported. The estimate counts the pipelined tiles only, a lower bound:
+it stays silent on settings it cannot fold, on loops whose tiles it cannot size, and on
+`num_stages` it cannot read.
 
 ## Why is this bad?
-TODO: what goes wrong at run time, in your own words.
+Triton checks a compiled kernel's shared memory when it loads it: "out of resource: shared
+memory, Required: 589824, Hardware limit: 101376. Reducing block sizes or `num_stages` may help"
+(mamba's `chunk_scan` on consumer GPUs; vllm #36802 on a T4; triton #8182 on sm_120). Tile sizes
+and stages tuned on an H100 fail on every smaller part, at the first call, in production.
 
 ## Example
 ```python
-TODO
+matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=256, BLOCK_N=256, BLOCK_K=64, num_stages=4)
+# 4 * (256*64 + 64*256) * 2 B = 262,144 B > 232,448 B (sm_90)
 ```
 
 ## Use instead
 ```python
-TODO
+matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=256, BLOCK_N=256, BLOCK_K=64, num_stages=3)
+# 196,608 B; or autotune over configs sized for each target and prune the rest
 ```
 """
     references = """
-- TODO: the seed section or issue threads the rule comes from.
+- triton-lang/triton #8182 (131,072 B over sm_120's 101,376), `python/triton/runtime/autotuner.py`
+  (configs raising `OutOfResources` are skipped), `triton/ops/matmul_perf_model.py`
+  `early_config_prune` (`(BLOCK_M + BLOCK_N) * BLOCK_K * num_stages * dtsize`).
+- vllm-project/vllm #36802 (T4: 81,920 over 65,536), #12498; InternLM/lmdeploy #2451;
+  OpenSpaceAI/DEST3D #2 (mamba `chunk_scan_fwd_kernel`: 589,824 over 101,376, fixed by lowering
+  `num_stages`).
 """
 
-    def check(self, node, ctx):
-        if ctx.kernel_of(node, "triton") is None:
+    def finish(self, ctx):
+        limit = shared_memory_limit(ctx.target_sm)
+        if limit is None:
             return
-        return
-        yield Report(node, "TODO")
+        target = f"sm_{ctx.target_sm}" if ctx.target_sm is not None else "the largest GPU (sm_90, sm_100)"
+        for kernel in ctx.kernels:
+            if kernel.dsl != "triton":
+                continue
+            worst: dict[int, object] = {}
+            for estimate in estimates(ctx, kernel):
+                key = id(estimate.setting.site)
+                if key not in worst or estimate.bytes > worst[key].bytes:
+                    worst[key] = estimate
+            launches = [e for e in worst.values() if not e.setting.config]
+            configs = [e for e in worst.values() if e.setting.config]
+            for estimate in launches:
+                if estimate.bytes > limit:
+                    yield Report(estimate.setting.site, _message(kernel.name, estimate, limit, target, "this launch"))
+            if configs and all(e.bytes > limit for e in configs):
+                smallest = min(configs, key=lambda e: e.bytes)
+                yield Report(kernel.autotune.node, _message(kernel.name, smallest, limit, target,
+                                                            f"every one of its {len(configs)} autotune configs "
+                                                            f"(the smallest)"))
+
+
+def _message(kernel: str, estimate, limit: int, target: str, what: str) -> str:
+    parts = " + ".join(f"{elements:,}x{size} B" for _, elements, size in estimate.tiles)
+    least = " (element sizes not known: 1 byte assumed)" if estimate.least_element else ""
+    return (f"`{kernel}` under {what} needs at least {estimate.bytes:,} B of shared memory for its pipeline "
+            f"({estimate.num_stages} stages x ({parts})){least}, over the {limit:,} B {target} allows: "
+            f"OutOfResources at launch; lower num_stages or the tile sizes")

@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernelint.model import calls_graph
 from kernelint.model.calls import signature_argument
 from kernelint.model.dataflow import broadcast_operand, load_of, reaches
 from kernelint.model.dsl import triton
@@ -76,25 +77,80 @@ def _constexprs_behind(ctx: "FileContext", expr: ast.expr, constexprs: set[str])
     return read
 
 
-def _launch_environments(ctx: "FileContext", kernel: "Kernel", names: set[str]):
-    """(name -> int, name -> site) for each launch of ``kernel`` that fixes every name."""
+def _launch_environments(ctx: "FileContext", kernel: "Kernel", names: set[str], depth: int = 2):
+    """(name -> int, name -> site) for each launch of ``kernel`` that fixes every name: its
+    launches anywhere in the project (``ctx.project``), or, for a ``@triton.jit`` helper no one
+    launches, the calls of the kernels of this file that call it (``depth`` helpers up)."""
     defaults = kernel.defaults()
-    launches = [launch for launch in ctx.launches_of("triton") if launch.kernel is kernel]
-    for launch in launches:
-        bound = launch.bound_arguments()
-        env, sites = {}, {}
+    sites = ctx.project.launches_of(kernel, ctx)
+    for site in sites:
+        bound = site.launch.bound_arguments()
+        env, where = {}, {}
         for name in names:
-            argument = bound.get(name, defaults.get(name))
-            value = ctx.resolve_int(argument) if argument is not None else None
+            argument = bound.get(name)
+            value = site.ctx.resolve_int(argument) if argument is not None else None
+            if argument is None and name in defaults:
+                argument, value = defaults[name], ctx.resolve_int(defaults[name])
             if value is None:
                 break
-            env[name], sites[name] = value, argument
+            env[name], where[name] = value, argument
         else:
-            yield env, sites
-    if not launches and kernel.autotune is None and names <= set(defaults):
+            yield env, where
+    callers = _helper_calls(ctx, kernel) if not sites and depth > 0 else []
+    for call, caller in callers:
+        yield from _call_environments(ctx, kernel, call, caller, names, defaults, depth)
+    if not sites and not callers and kernel.autotune is None and names <= set(defaults):
         env = {name: ctx.resolve_int(defaults[name]) for name in names}
         if all(v is not None for v in env.values()):
             yield env, {name: defaults[name] for name in names}
+
+
+def _helper_calls(ctx: "FileContext", helper: "Kernel") -> list[tuple[ast.Call, "Kernel"]]:
+    """The calls of ``helper`` inside other Triton functions of this file, with their caller."""
+    found = []
+    for call in calls_graph.call_sites(ctx, helper.node):
+        caller = ctx.kernel_of(call, "triton")
+        if caller is not None and caller is not helper:
+            found.append((call, caller))
+    return found
+
+
+def _call_environments(ctx: "FileContext", helper: "Kernel", call: ast.Call, caller: "Kernel",
+                       names: set[str], defaults: dict, depth: int):
+    """The environments one helper call gives ``names``: each argument's values in the caller,
+    every name fixed (one combination per environment of the caller)."""
+    parameters = {p.arg: p for p in helper.params}
+    passed = {}
+    for name in names:
+        parameter = parameters.get(name)
+        arguments = calls_graph.arguments_for(ctx, parameter) if parameter is not None else None
+        argument = _argument_at(call, helper, name) or defaults.get(name)
+        if arguments is None or argument is None:
+            return
+        passed[name] = argument
+    caller_constexprs = caller.constexpr_names(ctx.qualname)
+    read = {n.id for a in passed.values() for n in ast.walk(a) if isinstance(n, ast.Name)} & caller_constexprs
+    fixed = {name: ctx.resolve_int(argument) for name, argument in passed.items()}
+    if all(v is not None for v in fixed.values()):
+        yield fixed, dict(passed)
+        return
+    if not read:
+        return
+    for env, where in _launch_environments(ctx, caller, read, depth - 1):
+        values = {name: _fold(ctx, argument, env) for name, argument in passed.items()}
+        if all(v is not None for v in values.values()):
+            yield values, {name: where[sorted(read)[0]] for name in names}
+
+
+def _argument_at(call: ast.Call, helper: "Kernel", name: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    positions = [p.arg for p in helper.params]
+    index = positions.index(name) if name in positions else -1
+    if 0 <= index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        return call.args[index]
+    return None
 
 
 def _tuned_environments(ctx: "FileContext", kernel: "Kernel", names: set[str]):
@@ -155,11 +211,28 @@ def _fold(ctx: "FileContext", expr: ast.expr, env: dict[str, int], depth: int = 
 def arange_length(ctx: "FileContext", call: ast.Call) -> list[SizeValue]:
     """The lengths ``end - start`` of ``tl.arange(start, end)``, per value the kernel or its
     launches fix (see ``int_values``)."""
+    span = _arange_span(call)
+    return int_values(ctx, span, at=call) if span is not None else []
+
+
+def fold_in(ctx: "FileContext", expr: ast.expr, env: dict[str, int]) -> int | None:
+    """``expr`` folded to an int with the constexpr values ``env`` gives (one launch's or one
+    autotune config's), through the names the kernel assigns."""
+    return _fold(ctx, expr, env)
+
+
+def arange_length_in(ctx: "FileContext", call: ast.Call, env: dict[str, int]) -> int | None:
+    """The length of ``tl.arange(start, end)`` under the constexpr values ``env``."""
+    span = _arange_span(call)
+    return _fold(ctx, span, env) if span is not None else None
+
+
+def _arange_span(call: ast.Call) -> ast.expr | None:
     start = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "start"), None)
     end = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "end"), None)
     if start is None or end is None:
-        return []
-    return int_values(ctx, ast.BinOp(end, ast.Sub(), start), at=call)
+        return None
+    return ast.BinOp(end, ast.Sub(), start)
 
 
 def axis_aranges(ctx: "FileContext", expr: ast.expr, axis: int) -> list[ast.Call]:
