@@ -11,6 +11,10 @@ BUG = {
     "as_package": True,
     "what": "the first (autotuning) call of chunk_fwd_h returns over-accumulated states",
     "trigger": "chunk_fwd_h on B=1, T=512, H=2, K=V=64 fp32, twice in a fresh process (search cut to 3 configs)",
+    "fix": [
+        {"line": 155, "old": "key=['BT', 'USE_G', 'USE_GK', 'USE_GV'],", "new": "key=['BT', 'USE_G', 'USE_GK', 'USE_GV'], restore_value=['h'],"},
+    ],
+    "fix_why": "restore_value=['h'] in the autotune decorator of the flagged kernel, whose in-place store (the flagged line) it protects",
 }
 
 

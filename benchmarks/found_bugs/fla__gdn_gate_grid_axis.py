@@ -8,6 +8,11 @@ BUG = {
     "file": "fla/ops/gated_delta_rule/gate.py", "line": 180, "rule": "KL126", "as_package": True,
     "what": "the gate cumsum fails to launch once batch x heads exceeds 65535",
     "trigger": "gdn_gate_chunk_cumsum on g of shape (B, 64, 16) with B = 4096 (and a B = 4095 control)",
+    "fix": [
+        {"line": 180, "old": '[(NT, B * H)]', "new": '[(B * H, NT)]'},
+        {"line": 79, "old": 'i_t, i_bh = tl.program_id(0).to(tl.int64), tl.program_id(1).to(tl.int64)', "new": 'i_t, i_bh = tl.program_id(1).to(tl.int64), tl.program_id(0).to(tl.int64)'},
+    ],
+    "fix_why": "B * H moved to grid axis 0 (up to 2^31 - 1 programs) in the flagged launch, and the kernel's program_id reads swapped to match",
 }
 
 

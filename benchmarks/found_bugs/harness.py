@@ -6,13 +6,22 @@ Each ``<repo>__<what>.py`` script in this folder defines ``BUG`` (what kernelint
 ``confirm(module, torch) -> dict`` and ends with ``main(BUG, confirm)``. Run one with
 ``python benchmarks/found_bugs/<script>.py --repo /path/to/checkout``; ``run_all.py`` runs every
 script in its own process with a timeout (an illegal address poisons the CUDA context).
+
+``BUG["fix"]`` is the control (issue 24): the edits that fix the reported construct, each
+``{"line": N, "old": text, "new": text}`` on one line of ``BUG["file"]`` (the flagged line, or the
+one line that feeds it, ``BUG["fix_why"]`` says which). ``--fixed`` copies the checkout to a
+temporary folder, applies the edits there (each ``old`` must occur on its line exactly once) and
+runs the same confirmation on the copy: the defect showing as is and not after the fix is what
+shows its cause. The checkout itself is never changed.
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import json
+import shutil
 import sys
+import tempfile
 import traceback
 import types
 from pathlib import Path
@@ -75,22 +84,43 @@ def max_error(actual, expected) -> float:
     return float(torch.nan_to_num(diff, nan=float("inf")).max())
 
 
+def apply_fix(repo: Path, bug: dict, into: Path) -> Path:
+    """A copy of ``repo`` in ``into`` with ``bug["fix"]`` applied to ``bug["file"]``; raises when an
+    edit does not apply (its line no longer holds ``old`` exactly once)."""
+    copy = into / repo.name
+    shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(".git", "__pycache__"), symlinks=True)
+    path = copy / bug["file"]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for edit in bug["fix"]:
+        line = lines[edit["line"] - 1]
+        if line.count(edit["old"]) != 1:
+            raise ValueError(f"{bug['file']}:{edit['line']} does not hold {edit['old']!r} exactly once: "
+                             f"{line.strip()!r}")
+        lines[edit["line"] - 1] = line.replace(edit["old"], edit["new"])
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return copy
+
+
 def main(bug: dict, confirm) -> None:
     parser = argparse.ArgumentParser(description=bug["what"])
     parser.add_argument("--repo", type=Path, required=True, help=f"a checkout of {bug['repo']}")
+    parser.add_argument("--fixed", action="store_true",
+                        help="run on a temporary copy with BUG['fix'] applied (the control)")
     args = parser.parse_args()
-    result = dict(bug)
-    try:
-        import torch
+    result = dict(bug, variant="fixed" if args.fixed else "as-is")
+    with tempfile.TemporaryDirectory(prefix="found-bug-fixed-") as scratch:
+        try:
+            import torch
 
-        module = import_from_checkout(args.repo, bug["file"], bug.get("as_package", False),
-                                      tuple(bug.get("skip_init", ())))
-        result.update(confirm(module, torch))
-        torch.cuda.synchronize()
-    except Exception as error:  # the defect may be the exception itself; the script decides
-        result.setdefault("outcome", "error")
-        result["error"] = f"{type(error).__name__}: {error}"[:2000]
-        result["traceback"] = traceback.format_exc()[-3000:]
+            repo = apply_fix(args.repo, bug, Path(scratch)) if args.fixed else args.repo
+            module = import_from_checkout(repo, bug["file"], bug.get("as_package", False),
+                                          tuple(bug.get("skip_init", ())))
+            result.update(confirm(module, torch))
+            torch.cuda.synchronize()
+        except Exception as error:  # the defect may be the exception itself; the script decides
+            result.setdefault("outcome", "error")
+            result["error"] = f"{type(error).__name__}: {error}"[:2000]
+            result["traceback"] = traceback.format_exc()[-3000:]
     print(json.dumps(result))
 
 

@@ -7,6 +7,10 @@ BUG = {
     "file": "src/liger_kernel/ops/softmax.py", "line": 24, "rule": "KL103", "as_package": True,
     "what": "rows past 2^31 elements are read and written at wrapped addresses",
     "trigger": "softmax over a 524,544 x 4096 bf16 matrix (2.15e9 elements)",
+    "fix": [
+        {"line": 20, "old": 'row_id = tl.program_id(0)', "new": 'row_id = tl.program_id(0).to(tl.int64)'},
+    ],
+    "fix_why": "the row index the flagged product reads, made int64 (the kernel's other row products read it too)",
 }
 
 

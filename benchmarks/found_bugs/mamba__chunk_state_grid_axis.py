@@ -8,6 +8,14 @@ BUG = {
     "as_package": True, "skip_init": ["mamba_ssm"],
     "what": "the chunk-state launch fails once batch x chunks exceeds 65535",
     "trigger": "_chunk_state_fwd with batch 65536 (and a 65535 control), seqlen = chunk = 64, 1 head",
+    "fix": [
+        {"line": 827, "old": "(triton.cdiv(headdim, META['BLOCK_SIZE_M']) * triton.cdiv(dstate, META['BLOCK_SIZE_N']),", "new": "(batch * nchunks, triton.cdiv(headdim, META['BLOCK_SIZE_M']) * triton.cdiv(dstate, META['BLOCK_SIZE_N']),"},
+        {"line": 828, "old": 'batch * nchunks, nheads)', "new": 'nheads)'},
+        {"line": 209, "old": 'pid_bc = tl.program_id(axis=1)', "new": 'pid_bc = tl.program_id(axis=0)'},
+        {"line": 214, "old": 'pid_m = tl.program_id(axis=0) // num_pid_n', "new": 'pid_m = tl.program_id(axis=1) // num_pid_n'},
+        {"line": 215, "old": 'pid_n = tl.program_id(axis=0) % num_pid_n', "new": 'pid_n = tl.program_id(axis=1) % num_pid_n'},
+    ],
+    "fix_why": "batch * nchunks moved to grid axis 0 in the flagged launch (lines 827-828), and the kernel's program_id reads swapped to match",
 }
 
 

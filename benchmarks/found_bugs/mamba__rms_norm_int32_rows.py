@@ -8,6 +8,10 @@ BUG = {
     "as_package": True, "skip_init": ["mamba_ssm"],
     "what": "rows past 2^31 elements are normalised from wrapped addresses",
     "trigger": "rms_norm_fn over 524,544 x 4096 bf16 (2.15e9 elements)",
+    "fix": [
+        {"line": 220, "old": 'row = tl.program_id(0)', "new": 'row = tl.program_id(0).to(tl.int64)'},
+    ],
+    "fix_why": "the row index the flagged product reads, made int64 (the kernel's other row products read it too)",
 }
 
 

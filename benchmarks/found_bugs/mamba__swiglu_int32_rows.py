@@ -8,6 +8,10 @@ BUG = {
     "as_package": True, "skip_init": ["mamba_ssm"],
     "what": "rows whose input starts past 2^31 elements are computed from wrapped addresses",
     "trigger": "_swiglu_fwd on xy of 262,400 x 8192 bf16 (2.15e9 elements)",
+    "fix": [
+        {"line": 34, "old": 'row = tl.program_id(0)', "new": 'row = tl.program_id(0).to(tl.int64)'},
+    ],
+    "fix_why": "the row index the flagged product reads, made int64 (the kernel's other row products read it too)",
 }
 
 

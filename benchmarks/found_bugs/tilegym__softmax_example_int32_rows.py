@@ -9,6 +9,10 @@ BUG = {
     "line": 52, "rule": "KL103",
     "what": "rows past 2^31 elements are read and written at wrapped addresses",
     "trigger": "softmax over a 524,544 x 4096 fp16 matrix (2.15e9 elements)",
+    "fix": [
+        {"line": 49, "old": 'row_idx = tl.program_id(axis=0)', "new": 'row_idx = tl.program_id(axis=0).to(tl.int64)'},
+    ],
+    "fix_why": "the row index the flagged product reads, made int64 (the kernel's other row products read it too)",
 }
 
 

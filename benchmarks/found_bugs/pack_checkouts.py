@@ -1,0 +1,70 @@
+"""Copy, from full checkouts, only what the confirmations import (each finding's top-level
+package, or its one file), with a ``COMMIT`` file, into a folder small enough to carry to a GPU
+machine that cannot reach the repositories. The copies are never committed: keep the folder
+git-ignored.
+
+    python benchmarks/found_bugs/pack_checkouts.py --corpus /work/corpus --commits /work/corpus/COMMITS --out .found-bugs-corpus
+
+``--commits`` is a file of ``owner+name <commit>`` lines (checkouts without ``.git``); a checkout
+with ``.git`` gives its own ``git rev-parse HEAD``."""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from run_all import HERE, bug_of
+
+
+def imported_part(bug: dict) -> Path:
+    """What the confirmation imports: the package that holds the file, or the file alone."""
+    parts = Path(bug["file"]).parts
+    if not bug.get("as_package"):
+        return Path(bug["file"])
+    return Path(*parts[:2]) if parts[0] == "src" else Path(parts[0])
+
+
+def commit_of(repo: Path, listed: dict[str, str]) -> str | None:
+    if (repo / ".git").exists():
+        return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return listed.get(repo.name)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--commits", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    listed = {}
+    if args.commits:
+        for line in args.commits.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                name, commit = line.split()
+                listed[name.split("+", 1)[-1]] = commit
+    for script in sorted(HERE.glob("*__*.py")):
+        bug = bug_of(script)
+        name = bug.get("repo_dir", bug["repo"].split("/")[-1])
+        repo, target = args.corpus / name, args.out / name
+        if not repo.is_dir():
+            print(f"{script.name}: no checkout {repo}", file=sys.stderr)
+            continue
+        part = imported_part(bug)
+        source, destination = repo / part, target / part
+        if source.is_dir():
+            shutil.copytree(source, destination, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.cu", "*.cpp", "*.h"))
+        else:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination)
+        commit = commit_of(repo, listed)
+        if commit:
+            (target / "COMMIT").write_text(commit + "\n", encoding="utf-8")
+        print(f"{script.name}: {part} of {name} @ {commit}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
