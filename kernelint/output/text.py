@@ -198,8 +198,8 @@ def _notes(f: Finding, show_facts: bool = False) -> list[tuple[str, str]]:
     if show_facts:
         notes.extend(("why", fact) for fact in fact_lines(f))
     if f.fix is not None:
-        how = "--fix" if f.fix.safe else "--fix --unsafe-fixes (may change behaviour)"
-        notes.append(("help", f"{f.fix.title} (kernelint check {how})"))
+        how = "kernelint check --fix" if f.fix.safe else "unsafe, may change behaviour: kernelint check --fix --unsafe-fixes"
+        notes.append(("help", f"{f.fix.title} ({how})"))
     rule = find_rule(f.code)
     evidence = one_line(rule) if rule is not None else None
     if evidence:
