@@ -277,3 +277,13 @@ def test_a_listing_in_a_format_it_cannot_write_is_refused(tmp_path, args, messag
     write(tmp_path, {"k.py": KERNEL})
     result = _check(tmp_path, *args)
     assert result.returncode == 2 and message in result.stderr and result.stdout == ""
+
+
+def test_the_readme_full_format_example_is_what_the_command_prints():
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    target = "reference_kernels/triton/KL104_erf_needs_fp32/bad.py"
+    start = readme.index(f"```\n{target}:") + 4
+    example = readme[start:readme.index("```", start)]
+    printed = _check(root, "--output-format", "full", "--color", "never", target).stdout
+    assert printed.startswith(example), printed
