@@ -111,7 +111,7 @@ tuple, a compile-time branch on the index) or the trip count is small.
         if heavy is None:
             return
         most = max(trips, key=lambda size: size.value)
-        where = "" if most.site is call else f" (set on line {most.site.lineno})"
+        where = "" if most.site is call else f" (set on {ctx.project.where(most.site)})"
         yield Report(call, f"`tl.static_range` unrolls this loop {most.value} times{where} around {heavy}: "
                            "the unrolled copies can spill registers and cannot be software-pipelined; "
                            "use `range(...)` unless full unrolling was measured to help")

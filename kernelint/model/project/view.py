@@ -161,6 +161,22 @@ class ProjectView:
                 return self.module(name)
         return None
 
+    def where(self, node: ast.AST) -> str:
+        """``line N`` for a node of the checked file, ``path:N`` for one of another module the
+        view has parsed (so a message can point at a fact in another file)."""
+        from kernelint.model.walk import ancestors
+
+        root = node
+        for root in ancestors(node):
+            pass
+        line = getattr(node, "lineno", 1)
+        if root is self.ctx.tree or node is self.ctx.tree:
+            return f"line {line}"
+        for known in self._contexts.values():
+            if known.tree is root:
+                return f"{self.display_path(known.path)}:{line}"
+        return f"line {line}"
+
     def context_of(self, module_name: str) -> "FileContext | None":
         """The file model of a module of the project (this file's own for its own name)."""
         if module_name == self.module_name:
