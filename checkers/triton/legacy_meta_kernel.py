@@ -81,7 +81,7 @@ def _add(X, Y, Z, N, BLOCK: tl.constexpr):
                 failure = "@triton.jit raises TypeError ('JIT functions do not support **meta parameters') " \
                           "when the module is imported"
             else:
-                failure = "Triton 2.0 and later do not pass the launch's keywords through it"
+                failure = "nothing binds `meta` any more and the kernel does not compile (NameError: meta is not defined)"
             params = ", ".join(f"{k}: tl.constexpr" for k in keys) or "one `tl.constexpr` parameter per key"
             yield Report(parameter, f"{what}; this code targets {target.describe()}, where {failure}: "
                                     f"declare {params} instead")

@@ -1,8 +1,21 @@
-"""TODO: what this bad kernel does (the line with the construct carries `# expect: KL133`)."""
+"""Vector add in the Triton 1.0 tutorial's style: the block size arrives through `**meta`.
+Triton 2.0 dropped that binding; 3.9.0 refuses the decorator."""
 import torch
 import triton
 import triton.language as tl
 
 
-def run(x):
-    raise NotImplementedError("TODO")
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, **meta):  # expect: KL133
+    BLOCK = meta["BLOCK"]
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+def run(x, y):
+    out = torch.empty_like(x)
+    n = out.numel()
+    grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)
+    add_kernel[grid](x, y, out, n, BLOCK=1024)
+    return out

@@ -3,8 +3,8 @@ import torch
 
 def make_inputs(case, device):
     gen = torch.Generator(device="cpu").manual_seed(0)
-    return {"x": torch.randn(case["n"], generator=gen).to(device)}
+    return {"x": torch.randn(case["n"], generator=gen).to(device), "y": torch.randn(case["n"], generator=gen).to(device)}
 
 
-def reference(x):
-    raise NotImplementedError("TODO")
+def reference(x, y):
+    return x + y
