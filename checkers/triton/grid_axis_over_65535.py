@@ -107,9 +107,21 @@ not catch it.
                         if found is None:
                             continue
                         reported.add(id(axis.node))
-                        yield Report(axis.node, _message(launch, axis, found),
-                                     cause=f"{launch.kernel.name}:axis{axis.axis}:{ast.unparse(axis.node)}",
-                                     facts=_facts(found))
+                        yield Report(axis.node, _message(launch, axis, found), cause=_cause(found),
+                                     facts=(Because(f"grid axis {axis.axis} of `{launch.kernel.name}` = "
+                                                    f"`{short(axis.node, 60)}`", axis.node),
+                                            *_facts(found),
+                                            Because(f"fails when {found.condition()}; nothing in the "
+                                                    "launching function compares a value with 65535")))
+
+
+def _cause(found: grid.Breach) -> str:
+    """The product that passes the limit: a file's launches that put the same product of host
+    sizes on a narrow axis are one cause (mamba's `ssd_chunk_scan.py` puts `batch * nchunks` on
+    axis 1 in eleven launches; fla's `chunk_gla_fwd_intra_gk` launches four kernels on
+    `(NK, NT, B * H)`): the decision to flatten it onto axis 0 is one for the file's kernels."""
+    kind = "read from the data" if found.data_dependent else "input sizes"
+    return f"axis {'0' if found.axis == 0 else '1/2'}, {kind}: {' × '.join(sorted(found.factors))}"
 
 
 def _message(launch, axis, found: grid.Breach) -> str:
