@@ -297,3 +297,28 @@ def test_related_sites_become_related_information(tmp_path):
     diagnostic = plain.diagnostic(document, finding)
     assert "relatedInformation" not in diagnostic
     assert diagnostic["message"] == f"{finding.shown_message} [erf-needs-fp32]"
+
+
+def test_saving_another_module_rechecks_the_open_buffers(client_in):
+    """Facts from other modules apply (the project index, issue 19): KL106 in a kernel module
+    goes away once a module that imports it is saved with a call to triton.set_allocator."""
+    project = Path(__file__).parent / "projects" / "KL106_no_allocator_anywhere"
+    files = {str(p.relative_to(project)): p.read_text() for p in project.rglob("*") if p.is_file()}
+    files["pyproject.toml"] = '[tool.kernelint]\nextend-select = ["KL106"]  # off by default\n'
+    client, root = client_in(files)
+    _initialize(client, root)
+    kernel_uri = _open(client, root / "pkg" / "tma_copy.py", files["pkg/tma_copy.py"])
+    assert [d["code"] for d in client.diagnostics(kernel_uri)] == ["KL106"]
+    bench = root / "pkg" / "bench.py"
+    bench_uri = _open(client, bench, files["pkg/bench.py"])
+    client.diagnostics(bench_uri)
+    saved = files["pkg/bench.py"].replace(
+        "from pkg.tma_copy import tma_copy\n",
+        "from pkg.tma_copy import tma_copy\n\n\ndef _alloc(size, alignment, stream):\n"
+        "    return torch.empty(size, dtype=torch.int8, device=\"cuda\")\n\n\ntriton.set_allocator(_alloc)\n")
+    bench.write_text(saved)
+    client.notify("textDocument/didSave", {"textDocument": {"uri": bench_uri}, "text": saved})
+    assert client.diagnostics(kernel_uri) == []
+    client.request("shutdown")
+    client.notify("exit")
+    assert client.close() == 0

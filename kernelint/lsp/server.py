@@ -4,9 +4,12 @@ Every buffer is checked by ``frontend.check_with_project_config``, what the flak
 plugins run: the nearest configuration of the buffer's path decides the rules, its per-file
 ignores and severity overrides apply, an excluded file gets nothing, and the rest of the
 project is read from disk under that path, so facts from other modules apply. The server is one
-long-lived process, so what the engine caches (settings, parsed configuration, the project's
-modules) stays warm between keystrokes; a save drops the cached settings so an edited
-``pyproject.toml`` takes effect.
+long-lived process, so what the engine caches (settings, parsed configuration, the project
+index and its modules) stays warm between keystrokes. A save drops the cached settings and has
+the project index look at the files again, so an edited ``pyproject.toml`` takes effect, and it
+checks every open buffer again, since the saved module may be a fact for another (an import,
+an allocator, a launch). Other modules are read from disk: an unsaved edit in one buffer is not
+a fact for another until it is saved.
 
 Messages are read on a thread into a queue; the main thread answers them in order and checks a
 changed buffer only when no later message is waiting, so a burst of keystrokes costs one check.
@@ -221,7 +224,9 @@ class Server:
         if params.get("text") is not None:
             document.update(params["text"], document.version)
         self._forget_settings()
-        self._dirty.add(uri)
+        # The saved file may be a fact for the other open buffers (an import, an allocator, a
+        # launch), so they are checked again too.
+        self._dirty.update(self.documents)
 
     def did_close(self, params: dict) -> None:
         uri = params["textDocument"]["uri"]
@@ -236,10 +241,13 @@ class Server:
 
     @staticmethod
     def _forget_settings() -> None:
-        """A configuration may have changed on disk: read it again at the next check."""
+        """A configuration or another module may have changed on disk: read the settings again
+        at the next check, and have the project index look at the files again."""
         from kernelint.frontend import _settings_near
+        from kernelint.model.project import index as project_index
 
         _settings_near.cache_clear()
+        project_index.look_again()
 
     # --- code actions -------------------------------------------------------------------------
 
