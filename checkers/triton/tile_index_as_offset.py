@@ -73,11 +73,16 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
 """
 
     def finish(self, ctx):
+        calls_of: dict[int, list[ast.Call]] = {}
+        for call in ctx.nodes(ast.Call):  # one pass, not one per kernel: files hold hundreds
+            kernel = ctx.kernel_of(call, "triton")
+            if kernel is not None:
+                calls_of.setdefault(id(kernel), []).append(call)
         for kernel in ctx.kernels:
             if kernel.dsl != "triton":
                 continue
             yield from self._pointer_offsets(ctx, kernel)
-            yield from self._block_offsets(ctx, kernel)
+            yield from self._block_offsets(ctx, calls_of.get(id(kernel), []))
 
     def _pointer_offsets(self, ctx, kernel):
         found: dict[tuple[int, int], tuple[ast.AST, ast.expr, str]] = {}
@@ -116,10 +121,8 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
                 if key not in found or any(n is aranges[0] for n in ast.walk(node)):
                     found[key] = (node, aranges[0], how)
 
-    def _block_offsets(self, ctx, kernel):
-        for call in ctx.nodes(ast.Call):
-            if ctx.kernel_of(call, "triton") is not kernel:
-                continue
+    def _block_offsets(self, ctx, calls):
+        for call in calls:
             if ctx.is_call(call, triton.MAKE_BLOCK_PTR):
                 signature = triton.SIGNATURES[triton.MAKE_BLOCK_PTR]
                 offsets = signature_argument(call, signature, "offsets")
