@@ -167,6 +167,12 @@ def describe(record: dict) -> str:
         lines += ["", f"Seed claim: {record['claim']}"]
     lines += ["", f"Measured on {machine(record)}, {record.get('date', 'date unknown')}, "
                   f"by `{record.get('command', 'kernelint prove')}`."]
+    others = record.get("other_releases") or []
+    if others:
+        lines += ["", "**Other releases** (the same pair where the behaviour differs; raw runs in "
+                      "`reference_kernels/evidence/runs/`):", ""]
+        lines += [f"- {o.get('release')} on {o.get('where')}"
+                  + (f" ({o['verdict']})" if o.get("verdict") else "") + f": {o.get('outcome')}" for o in others]
     return "\n".join(lines)
 
 
