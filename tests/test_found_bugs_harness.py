@@ -1,0 +1,79 @@
+"""The found-bug confirmations' control (issue 24): every harness with a checkout declares the
+edits that fix its finding, an edit applies only to the line it names (and only once), the
+checkout itself is never touched, and a finding counts as cause-shown only when the defect shows
+as is and is gone after the fix. The committed H200 control run says so for each harness it ran."""
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks" / "found_bugs"))
+import harness  # noqa: E402
+import run_all  # noqa: E402
+
+SCRIPTS = sorted((ROOT / "benchmarks" / "found_bugs").glob("*__*.py"))
+CONTROL_RUN = ROOT / "benchmarks" / "found_bugs" / "results" / "h200-2026-12-01-fixed-control.json"
+#: Harnesses whose repository has no checkout in /work/corpus: no fix is declared or run yet.
+WITHOUT_CHECKOUT = {"tritonbench__grouped_gemm_fp16_pointers.py", "tritonbench__grouped_gemm_int32_leading_dims.py"}
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
+def test_each_harness_declares_its_fix(script):
+    bug = run_all.bug_of(script)
+    if script.name in WITHOUT_CHECKOUT:
+        assert "fix" not in bug
+        return
+    assert bug["fix"] and bug["fix_why"]
+    for edit in bug["fix"]:
+        assert isinstance(edit["line"], int) and edit["old"] and edit["old"] != edit["new"]
+    assert len({edit["line"] for edit in bug["fix"]}) == len(bug["fix"]), "two edits on one line"
+
+
+def _checkout(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "k.py").write_text("row = tl.program_id(0)\nX += row * row_stride\nrow = tl.program_id(0)\n")
+    return repo
+
+
+def test_a_fix_edits_only_its_line_of_a_copy(tmp_path):
+    repo = _checkout(tmp_path)
+    bug = {"file": "pkg/k.py", "fix": [{"line": 1, "old": "tl.program_id(0)", "new": "tl.program_id(0).to(tl.int64)"}]}
+    copy = harness.apply_fix(repo, bug, tmp_path / "scratch")
+    assert (copy / "pkg" / "k.py").read_text() == \
+        "row = tl.program_id(0).to(tl.int64)\nX += row * row_stride\nrow = tl.program_id(0)\n"
+    assert (repo / "pkg" / "k.py").read_text().startswith("row = tl.program_id(0)\n")
+
+
+@pytest.mark.parametrize("old", ["tl.program_id(1)", "row"])
+def test_a_fix_that_does_not_apply_exactly_once_is_refused(tmp_path, old):
+    repo = _checkout(tmp_path)
+    bug = {"file": "pkg/k.py", "fix": [{"line": 2, "old": old, "new": "x"}]}
+    with pytest.raises(ValueError, match="exactly once"):
+        harness.apply_fix(repo, bug, tmp_path / "scratch")
+
+
+def test_cause_shown_needs_the_defect_as_is_and_not_after_the_fix():
+    assert run_all.verdict({"outcome": "confirmed"}, {"outcome": "not-reproduced"}) == "cause-shown"
+    assert run_all.verdict({"outcome": "confirmed"}, {"outcome": "confirmed"}).startswith("confirmed, but")
+    assert run_all.verdict({"outcome": "confirmed"}, {"outcome": "error"}).startswith("confirmed, but")
+    assert run_all.verdict({"outcome": "not-reproduced"}, {"outcome": "not-reproduced"}) == "not-reproduced"
+    assert run_all.verdict({"outcome": "confirmed"}, None) == "confirmed, no fixed control"
+
+
+def test_the_committed_control_run():
+    report = json.loads(CONTROL_RUN.read_text(encoding="utf-8"))
+    assert {"gpu", "driver", "torch", "triton"} <= set(report["environment"])
+    by_script = {entry["script"]: entry for entry in report["results"]}
+    for script in SCRIPTS:
+        entry = by_script[script.name]
+        if script.name in WITHOUT_CHECKOUT:
+            assert entry["outcome"] == "not-run"
+            continue
+        assert entry["checkout_commit"].startswith(entry["commit"])
+        assert entry["fix"] == run_all.bug_of(script)["fix"], f"{script.name}: the fix changed since the run"
+        assert entry["outcome"] == run_all.verdict(entry["as-is"], entry["fixed"]) == "cause-shown"
