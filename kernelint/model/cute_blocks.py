@@ -78,3 +78,67 @@ def container_made_by(ctx: "FileContext", value: ast.expr | None) -> ContainerKi
             and not ctx.definitions(value.func.id, value)):
         return ContainerKind(value.func.id, value)
     return None
+
+
+# --- register fragments indexed at run time ---------------------------------------------------
+
+#: Methods of a tiled MMA / its thread slice that return a register fragment.
+_FRAGMENT_METHODS = frozenset({
+    "make_fragment_A", "make_fragment_B", "make_fragment_C", "partition_fragment_A", "partition_fragment_B",
+    "partition_fragment_C",
+})
+def register_fragment_of(ctx: "FileContext", expr: ast.expr) -> ast.Call | None:
+    """The call that makes ``expr`` a register fragment (``cute.make_rmem_tensor``,
+    ``cute.make_fragment(_like)``, ``tiled_mma.make_fragment_A(...)``, ``partition_fragment_C``),
+    through a name every binding of which is such a call; None otherwise."""
+    from kernelint.model.calls import callee_name
+    from kernelint.model.dsl.cute import REGISTER_FRAGMENTS
+
+    if not isinstance(expr, ast.Name):
+        return None
+    definitions = ctx.definitions(expr.id, expr)
+    if not definitions:
+        return None
+    found = None
+    for definition in definitions:
+        value = definition.value
+        if not isinstance(value, ast.Call) or definition.kind != "assign":
+            return None
+        if ctx.call_name(value) not in REGISTER_FRAGMENTS and callee_name(value.func) not in _FRAGMENT_METHODS:
+            return None
+        found = found or value
+    return found
+
+
+def runtime_trip_count(ctx: "FileContext", loop: ast.For, function: ast.AST) -> ast.AST | None:
+    """For a ``range``/``cutlass.range`` loop, the run-time value its bounds are computed from: a
+    parameter of ``function`` annotated ``cutlass.Int32``-like (not ``Constexpr``). None when the
+    bounds are constants of the trace (literals, ``Constexpr`` parameters, configuration on
+    ``self``), which the compiler unrolls, and for bounds from a thread or block index, which
+    usually pass through ``% C`` or ``min`` and which the compiler was seen to bound and unroll
+    (``range(tidx % 8)`` over an 8-element fragment kept it in registers). ``unroll_full=True``
+    does not help a run-time count: such a loop still left the fragment in local memory."""
+    from kernelint.model.dataflow import reaches
+    from kernelint.model.dsl.cute import INT_WRAPPERS
+
+    if loop_kind(loop) != "dynamic":
+        return None
+    runtime_params = {
+        a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+        if a.annotation is not None and ctx.qualname(a.annotation) in INT_WRAPPERS - {"int"}
+    }
+
+    def runtime(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in runtime_params
+                and any(d.kind == "param" for d in ctx.definitions(node.id, node)))
+
+    def opaque(node: ast.AST) -> bool:
+        # a call (``cute.size(frag)``: a static size, whatever its argument was built from),
+        # a subscript or an attribute computes something else from what it reads
+        return isinstance(node, (ast.Call, ast.Subscript, ast.Attribute))
+
+    for bound in loop.iter.args:
+        found = reaches(ctx, bound, runtime, prune=opaque)
+        if found is not None:
+            return found
+    return None
