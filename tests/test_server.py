@@ -322,3 +322,16 @@ def test_saving_another_module_rechecks_the_open_buffers(client_in):
     client.request("shutdown")
     client.notify("exit")
     assert client.close() == 0
+
+
+def test_a_broken_configuration_is_a_diagnostic_not_a_crash(client_in):
+    client, root = client_in({"pyproject.toml": '[tool.kernelint]\nselect = ["KL1O4"]\n', "k.py": KERNEL})
+    _initialize(client, root)
+    uri = _open(client, root / "k.py", KERNEL)
+    [diagnostic] = client.diagnostics(uri)
+    assert diagnostic["code"] == "KL002" and "did you mean 'KL104'" in diagnostic["message"]
+    assert client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": _line_range(0), "context": {"diagnostics": []}}) == []
+    client.request("shutdown")
+    client.notify("exit")
+    assert client.close() == 0

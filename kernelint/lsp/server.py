@@ -312,7 +312,13 @@ class Server:
         from kernelint.fixes import fix_source
         from kernelint.frontend import options_for
 
-        result = fix_source(document.path, document.text, options_for(document.path), unsafe=False)
+        from kernelint.config import ConfigError
+
+        try:
+            options = options_for(document.path)
+        except ConfigError:  # the diagnostics already say what is wrong with the configuration
+            return None
+        result = fix_source(document.path, document.text, options, unsafe=False)
         if result.fixed == document.text:
             return None
         last = max(len(document.lines), 1)
