@@ -70,5 +70,5 @@ The fix makes the pure renames: `make_fragment` -> `make_rmem_tensor`, `cute.cor
     def finish(self, ctx):
         for use in api_uses(ctx, "cute"):
             message, deprecated = describe(use, ctx, "cute")
-            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR,
+            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR, cause=use.api,
                          fix=rename_fix(use, "cute"))

@@ -6,6 +6,7 @@ import ast
 
 from kernelint.edits import local_name, replace
 from kernelint.findings import Fix, Severity
+from kernelint.model.api_versions import vendor_fork
 from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import parse_version
 from kernelint.model.jit_globals import ANNOTATED, rejected_global_reads
@@ -92,6 +93,8 @@ The fix rewrites the assignment that way.
 
     def finish(self, ctx):
         target = ctx.target("triton")
+        if vendor_fork(ctx):
+            return  # a vendor's fork has its own releases and rules for globals
         for read in rejected_global_reads(ctx):
             change = _BOUNDARY[read.form]
             if not target.at_least(parse_version(change.version)):

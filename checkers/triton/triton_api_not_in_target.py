@@ -111,5 +111,5 @@ Fixes are offered for the pure renames and literal keywords: `_experimental_make
             failure = "NotImplementedError: Block pointers have been removed" if use.api == triton.MAKE_BLOCK_PTR \
                 else None
             message, deprecated = describe(use, ctx, "triton", failure)
-            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR,
+            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR, cause=use.api,
                          fix=fix_for(use, ctx))

@@ -111,9 +111,30 @@ def in_annotation(node: ast.AST) -> bool:
     return False
 
 
+#: Folders that hold code for a vendor's Triton fork (FlagGems' runtime/backend/_<vendor>, fla's
+#: backends/triton_ascend): the fork has its own releases, which the upstream table does not know.
+_VENDOR_FOLDERS = frozenset({
+    "_aipu", "_arm", "_ascend", "_cambricon", "_hygon", "_iluvatar", "_kunlunxin", "_metax", "_mthreads",
+    "triton_ascend", "ascend", "npu", "musa", "mlu", "kunlunxin", "cambricon",
+})
+
+
+def vendor_fork(ctx) -> bool:
+    """The file is written for a vendor's Triton fork (an NPU, MLU, XPU, MUSA ... backend): its
+    text names one (``backends.foreign_backend``) or it lives in a vendor's backend folder."""
+    from pathlib import PurePath
+
+    from kernelint.model.backends import foreign_backend
+
+    return foreign_backend(ctx) or any(part.lower() in _VENDOR_FOLDERS for part in PurePath(ctx.path).parts[:-1])
+
+
 def api_uses(ctx, dsl: str, guarded: bool = False) -> Iterator[ApiUse]:
     """Every use of an API of ``dsl``'s table whose status in the file's target release is missing
-    or deprecated; with ``guarded=False`` (the default) version-guarded uses are left out."""
+    or deprecated; with ``guarded=False`` (the default) version-guarded uses are left out. A Triton
+    file written for a vendor's fork has none (the fork's releases are not upstream's)."""
+    if dsl == "triton" and vendor_fork(ctx):
+        return
     changes = DSLS[dsl].API_CHANGES
     names = frozenset(c.api for c in changes if not c.api.endswith("=)"))
     target = ctx.target(dsl).version
