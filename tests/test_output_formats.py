@@ -145,6 +145,7 @@ def test_statistics_honours_the_format(tmp_path):
     (["check", "k.py", "--ignore", "erf-need-fp32"], "(did you mean 'erf-needs-fp32'?)"),
     (["explain", "KL1O4"], "(did you mean KL104, erf-needs-fp32?)"),
     (["explain", "hardcoded_pointer_typ"], "(did you mean KL101, hardcoded-pointer-type?)"),
+    (["prove", "KL1O4"], "(did you mean 'KL104'?)"),
 ])
 def test_typos_get_the_nearest_code_or_name(tmp_path, args, hint):
     write(tmp_path, {"k.py": KERNEL})

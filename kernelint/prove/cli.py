@@ -137,7 +137,11 @@ def _select(root: Path, codes: list[str]) -> list[Path]:
             unknown.append(key)
         chosen += [d for d in match if d not in chosen]
     if unknown:
-        raise ProveUsageError(f"no reference pair for {', '.join(unknown)} under {root}")
+        from kernelint.suggest import did_you_mean
+
+        keys = [part for d in directories for part in folder_name_parts(d)[:2]]
+        hints = "".join(did_you_mean(key, keys) for key in unknown[:1])
+        raise ProveUsageError(f"no reference pair for {', '.join(unknown)} under {root}{hints}")
     return chosen
 
 
