@@ -17,8 +17,8 @@ class PlainFunctionCalledFromJit(Rule):
     name = "plain-function-called-from-jit"
     family = "triton-correctness"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.ERROR
+    default_enabled = True
     evidence_class = "compile"
     summary = ("A Triton kernel passes a tensor to a plain Python `def` of the file: the compiler calls it at "
                "trace time, where Triton operations on the tensor fail to compile.")
@@ -41,9 +41,17 @@ Triton compiles a `@triton.jit` function by reading its source; a call to a func
 neither `@triton.jit` nor a Triton builtin is made in Python while the kernel is traced, with the
 kernel's tensors as arguments. Every Triton operation on them (`x * 0.5`, `tl.exp(x)`, `x < n`)
 then runs outside the compiler and fails: "Did you forget to add @triton.jit ? (`_semantic`
-argument must be provided outside of JIT functions.)". The cuTile convention "helpers stay plain
-`def`" does not carry over, and under `TRITON_INTERPRET=1`, where kernels run as Python, the same
-code works, so the error shows only on the GPU.
+argument must be provided outside of JIT functions.)". From Triton 3.5 the kernel's dependency
+scan rejects any plain function it references before tracing starts: "RuntimeError: Unsupported
+function referenced: <function silu ...>" (NVIDIA/TransformerEngine #2579, PR #2286), whatever
+the arguments. The cuTile convention "helpers stay plain `def`" does not carry over, and under
+`TRITON_INTERPRET=1`, where kernels run as Python, the same code works, so the error shows only
+on the GPU.
+
+Measured on the H200 (Triton 3.6, the record below): the pair's SiLU helper as a plain `def`
+failed both cases with "Unsupported function referenced"; decorated with `@triton.jit` it matched
+`torch.nn.functional.silu`. The rule reports only calls that pass tensors, which fail on every
+Triton release; a plain helper given only constexprs fails from 3.5 on and is not reported yet.
 
 ## Example
 ```python

@@ -22,8 +22,8 @@ class PythonBoolOpOnTensor(Rule):
     name = "python-bool-op-on-tensor"
     family = "triton-correctness"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.WARNING
+    default_enabled = True
     evidence_class = "numerics"
     summary = ("Python `and`/`or`/`not` on a block tensor in a Triton kernel: deprecated since Triton 3.4, "
                "and under TRITON_INTERPRET=1 it keeps one operand instead of combining the masks.")
@@ -49,6 +49,13 @@ Under `TRITON_INTERPRET=1` the kernel runs as Python, where a block is always tr
 is `b`, `a or b` is `a`, and `not a` is `False`, so the interpreter, the mode used to debug a
 kernel, computes with a different mask than the compiled kernel. `not` and `and` on a
 non-boolean tensor are bit-casts to `int1` and fail to compile.
+
+Measured (the record below): the reference pair's window mask `offs >= start and offs < end`,
+run under `TRITON_INTERPRET=1` with Triton 3.6, kept only `offs < end` (131,072 of 262,144
+elements wrong; a control with `start = 0` matched). Compiled on the H200 with Triton 3.6 the same
+kernel computed the right mask in all 4 cases (committed run
+`2026-12-01-h200-issue23-triton-pairs`): the cost on the GPU is the deprecation, not wrong
+numbers, which is why the rule is a warning and not an error.
 
 ## Example
 ```python
