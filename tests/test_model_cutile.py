@@ -104,3 +104,65 @@ def test_grid_forms(body, expected):
     forms = grid_forms(ctx, probe(tree))
     found = None if forms is None else sorted(((f.kind, f.length) for f in forms), key=str)
     assert found == (None if expected is None else sorted(expected, key=str))
+
+
+# --- partial tiles (KL404) ------------------------------------------------------------------------
+
+def _loads(tree):
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "load"]
+
+
+@pytest.mark.parametrize("loop, partial", [
+    ("range(ct.cdiv(N, TILE))", True),
+    ("range(ct.num_tiles(x, axis=1, shape=(1, TILE)))", True),
+    ("range((N + TILE - 1) // TILE)", True),
+    ("range(ct.num_tiles(x, axis=0, shape=(1, TILE)))", False),  # counts tiles of the other axis
+    ("range(ct.cdiv(N, 64))", False),                            # another extent
+    ("range(4)", False),
+])
+def test_partial_axes_from_rounded_up_tile_counts(loop, partial):
+    from kernelint.model.cutile import partial_axes
+
+    ctx, tree = context(f"""
+        @ct.kernel
+        def k(x, N: int, TILE: ct.Constant[int]):
+            row = ct.bid(0)
+            for j in {loop}:
+                t = ct.load(x, index=(row, j), shape=(1, TILE))
+    """)
+    axes = partial_axes(ctx, _loads(tree)[0])
+    assert [a.axis for a in axes] == ([-1] if partial else [])
+
+
+def test_partial_axes_from_a_power_of_two_launch_and_not_from_the_size_itself():
+    from kernelint.model.cutile import partial_axes
+
+    body = """
+        @ct.kernel
+        def k(x, TILE_N: ct.Constant[int]):
+            t = ct.load(x, index=(ct.bid(0), 0), shape=(1, TILE_N))
+
+        def launch(x):
+            ct.launch(torch.cuda.current_stream(), (x.shape[0],), k, (x, {tile}))
+    """
+    ctx, tree = context(body.format(tile="1 << (x.shape[1] - 1).bit_length()"))
+    assert [a.axis for a in partial_axes(ctx, _loads(tree)[0])] == [-1]
+    ctx, tree = context(body.format(tile="x.shape[1]"))
+    assert partial_axes(ctx, _loads(tree)[0]) == []
+
+
+@pytest.mark.parametrize("expr, rounded", [
+    ("triton.next_power_of_2(n)", "n"),
+    ("1 << (n - 1).bit_length()", "n"),
+    ("2 ** math.ceil(math.log2(n))", "n"),
+    ("max(16, next_power_of_2(n))", "n"),
+    ("next_power_of_2(128)", None),  # a constant: nothing is rounded
+    ("n", None),
+])
+def test_power_of_two_ceiling(expr, rounded):
+    from kernelint.model.sizes import power_of_two_ceiling
+
+    ctx, tree = context(f"probe({expr})\n")
+    found = power_of_two_ceiling(ctx, probe(tree))
+    assert (ast.unparse(found) if found is not None else None) == rounded
