@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from kernelint.model.calls import argument
 from kernelint.model.dtypes import torch_dtype
+from kernelint.model.reaching import reaching_definitions
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -113,7 +114,7 @@ class _Follow:
         return _unknown()
 
     def _name(self, ctx: "FileContext", name: ast.Name, frames: int) -> DTypes:
-        definitions = ctx.definitions(name.id, name)
+        definitions = reaching_definitions(ctx, name)
         if not definitions:
             return _unknown()
         found = DTypes()
@@ -161,7 +162,7 @@ class _Follow:
         if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
             return self._first_truthy(ctx, expr.values, frames)
         if isinstance(expr, ast.Name):
-            parameters = [d.node for d in ctx.definitions(expr.id, expr) if isinstance(d.node, ast.arg)]
+            parameters = [d.node for d in reaching_definitions(ctx, expr) if isinstance(d.node, ast.arg)]
             if parameters:
                 return self._parameter(ctx, parameters[0], frames, self._dtype_argument)
             found = DTypes()
