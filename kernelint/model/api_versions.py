@@ -11,7 +11,8 @@ Code written to run on several releases is left alone: a use inside a ``try`` wh
 ``ImportError``, ``ModuleNotFoundError``, ``AttributeError``, ``TypeError``, ``NameError`` or
 ``Exception`` (or a bare ``except``), or under an ``if`` (or conditional expression) whose test reads
 a version or probes for the API (``hasattr``, ``getattr``, ``__version__``, ``version``, names such as
-``HAS_TMA`` or ``_AVAILABLE``). A project that supports several releases says so in such code, and
+``HAS_TMA`` or ``_AVAILABLE``), or after such a probe in an ``or`` (``getattr(cute, "make_rmem_tensor",
+None) or cute.make_fragment``). A project that supports several releases says so in such code, and
 kernelint cannot tell which branch runs. Names in type annotations are not uses.
 """
 from __future__ import annotations
@@ -91,6 +92,12 @@ def is_version_guarded(node: ast.AST) -> bool:
                     return True
         if isinstance(ancestor, (ast.If, ast.IfExp, ast.While)) and child is not ancestor.test:
             if _VERSION_WORDS.search(ast.unparse(ancestor.test)):
+                return True
+        if isinstance(ancestor, ast.BoolOp) and child in ancestor.values:
+            # `getattr(cute, "make_rmem_tensor", None) or cute.make_fragment`: the fallback runs only
+            # when the probe before it finds nothing.
+            earlier = ancestor.values[:ancestor.values.index(child)]
+            if any(_VERSION_WORDS.search(ast.unparse(value)) for value in earlier):
                 return True
         child = ancestor
     return False
