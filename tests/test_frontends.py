@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -211,3 +212,19 @@ def test_a_docs_url_without_its_code_placeholder_is_a_config_error(tmp_path):
     write(tmp_path, {"mod.py": STALE, "pyproject.toml": '[tool.kernelint]\ndocs-url = "https://docs.example.com/"\n'})
     result = run_kernelint("check", "mod.py", cwd=tmp_path)
     assert result.returncode == 2 and "docs-url must be an http(s) address with {code}" in result.stderr
+
+
+def test_front_ends_agree_on_a_fact_from_another_module(tmp_path):
+    """A finding decided by another module (the bf16 tensor a layer module passes) is the same
+    in the CLI, flake8 and pylint: each front end gives the engine the file's path, and the
+    program model reads the rest of the project from there."""
+    root = tmp_path / "project"
+    shutil.copytree(Path(__file__).parent / "projects" / "KL114_bf16_from_a_layer_module", root)
+    (root / "pyproject.toml").write_text('[tool.kernelint]\nselect = ["KL114"]\n')
+    expected = {("pkg/ops/norm.py", 13, "KL114")}
+    assert cli_paths(root, "pkg/ops/norm.py") == expected
+    assert flake8_paths(root, "pkg/ops/norm.py") == expected
+    result = _run("pylint", "--load-plugins=kernelint.pylint_plugin", "--disable=all",
+                  "--enable=low-precision-transcendental", "--output-format=json2", "--persistent=n",
+                  "pkg/ops/norm.py", cwd=root)
+    assert {(m["path"], m["line"]) for m in json.loads(result.stdout)["messages"]} == {("pkg/ops/norm.py", 13)}
