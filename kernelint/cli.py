@@ -475,6 +475,7 @@ def _publish_docs_url(settings=None) -> None:
 
 
 def _rules(args) -> int:
+    from kernelint import precision
     from kernelint.docs import rule_url
     from kernelint.rules import all_rules, pylint_message, pylint_messages
 
@@ -488,16 +489,28 @@ def _rules(args) -> int:
             "confidence": rule.confidence.value,
             "default": rule.default_enabled, "evidence_class": rule.evidence_class,
             "pylint_id": msgid, "pylint_symbol": symbol, "summary": rule.summary, "url": rule_url(rule.code),
+            "corpus_precision": _precision_field(precision.of(rule.code)),
         })
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return EXIT_CLEAN
-    print(f"{'code':<6} {'name':<36} {'dsl':<7} {'severity':<8} {'default':<7} {'evidence':<9} pylint")
+    print(f"{'code':<6} {'name':<36} {'dsl':<7} {'severity':<8} {'default':<7} {'evidence':<9} "
+          f"{'corpus precision':<17} pylint")
     for row, rule in zip(rows, all_rules()):
         pylint = "/".join(msgid for _, msgid, _ in pylint_messages(rule))
         print(f"{row['code']:<6} {row['name']:<36} {row['dsl']:<7} {row['severity']:<8} "
-              f"{'on' if row['default'] else 'off':<7} {row['evidence_class']:<9} {pylint}")
+              f"{'on' if row['default'] else 'off':<7} {row['evidence_class']:<9} "
+              f"{precision.figure(rule.code):<17} {pylint}")
     return EXIT_CLEAN
+
+
+def _precision_field(found) -> dict | None:
+    """``kernelint rules --format json``: the rule's corpus precision (docs/precision.md), or null
+    when it was never measured; ``precision`` is null when the corpus gave the rule no finding."""
+    if found is None:
+        return None
+    return {"judged": found.judged, "true_or_latent": found.good, "precision": found.ratio,
+            "repositories": list(found.repositories), "source": found.source}
 
 
 def _explain(args) -> int:
