@@ -207,8 +207,8 @@ class _Evaluator:
         lo = self.value(args[0]) if len(args) > 1 else sx.ZERO
         hi = self.value(args[1] if len(args) > 1 else args[0])
         step = self.value(args[2]) if len(args) > 2 else sx.ONE
-        if step is None or not step.is_const or step.constant <= 0:
-            return None
+        if step is None or (step.is_const and step.constant <= 0):
+            return None  # a symbolic step is taken to be positive (a descending range is rare)
         symbol = f"loop:{loop.lineno}:{loop.col_offset}:{name.id}"
         if symbol not in self.symbols.ranges:
             num_lo = self.symbols.interval(lo)[0] if lo is not None else -INF
@@ -325,10 +325,11 @@ class _Evaluator:
     # --- addresses ---------------------------------------------------------------------------
 
     def address(self, expr: ast.AST | None) -> tuple[str | None, Poly | None]:
-        """(pointer parameter, element offset) of an address expression."""
+        """(pointer parameter, element offset) of an address expression; the offset is None when
+        it cannot be read (the pointer may still be known: the left end of ``x + ...``)."""
         value = self.value(expr)
         if value is None:
-            return None, None
+            return self._leftmost_pointer(expr), None
         candidates = [m[0] for m, c in value.terms if len(m) == 1 and c == 1 and m[0].startswith(PARAM)
                       and not _in_product(value, m[0])]
         if len(candidates) != 1:
@@ -337,6 +338,30 @@ class _Evaluator:
             return None, None
         pointer = candidates[0]
         return pointer[len(PARAM):], value - sx.sym(pointer)
+
+
+    def _leftmost_pointer(self, expr: ast.AST | None) -> str | None:
+        """``x`` in ``x + a + b`` (or ``x += a`` before it) when ``x`` is a non-constexpr
+        parameter: where Python starts the sum, a pointer is the left operand."""
+        for _ in range(_DEPTH):
+            if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+                expr = expr.left
+                continue
+            if isinstance(expr, ast.Name):
+                definitions = reaching_definitions(self.ctx, expr)
+                if len(definitions) != 1:
+                    return None
+                node = definitions[0].node
+                if isinstance(node, ast.arg):
+                    return node.arg if id(node) in self._params and node.arg not in self._constexprs else None
+                if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                    expr = node.target
+                    continue
+                if definitions[0].kind == "assign" and definitions[0].value is not None:
+                    expr = definitions[0].value
+                    continue
+            return None
+        return None
 
 
 def _in_product(value: Poly, name: str) -> bool:
@@ -438,7 +463,7 @@ def _block_of(ctx: "FileContext", evaluator: _Evaluator, expr: ast.AST | None) -
         return None
     signature = triton.SIGNATURES[name]
     base = signature_argument(expr, signature, "base")
-    pointer = base.id if isinstance(base, ast.Name) else None
+    pointer = base.id if isinstance(base, ast.Name) else evaluator.address(base)[0]
 
     def polys(arg: str) -> tuple[Poly | None, ...]:
         value = signature_argument(expr, signature, arg)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernelint.model.index.symexpr import ATOMS, Poly, add, const, from_table, mul, render, scale, sym
+from kernelint.model.index.symexpr import ATOMS, Poly, add, const, divide_monomial, from_table, mul, render, scale, sym
 
 INF = float("inf")
 #: Rounds of substitution (a bound may name a symbol that has a bound of its own).
@@ -77,7 +77,11 @@ class Symbols:
         return lo_total, hi_total
 
     def nonnegative(self, name: str) -> bool:
-        return self.get(name).num_lo >= 0
+        if self.get(name).num_lo >= 0:
+            return True
+        atom = ATOMS.get(name)
+        return atom is not None and atom.op in ("floordiv", "cdiv", "mod", "np2") and all(
+            self.interval(a)[0] >= 0 for a in atom.args)
 
     # --- symbolic ----------------------------------------------------------------------------
 
@@ -121,6 +125,8 @@ class Symbols:
         if len(monomial) == 1:
             name = monomial[0]
             lemma = _atom_lemma(name, coefficient, want_hi, self)
+            if lemma is None and want_hi:
+                lemma = self._symbolic_division(name, coefficient)
             if lemma is not None:
                 return lemma
             rng = self.get(name)
@@ -130,20 +136,35 @@ class Symbols:
                     return _term(monomial, coefficient)
                 return None
             return scale(bound, coefficient)
-        # A product: bounded factors are replaced by their bound when all factors are
-        # nonnegative (monotone), free ones stay.
+        # A product: each factor is replaced by its bound in the same direction when all
+        # factors are nonnegative (the product is monotone in each); free ones stay.
         if not all(self.nonnegative(n) for n in monomial):
             return None
         product = const(coefficient)
         for name in monomial:
-            rng = self.get(name)
-            bound = rng.hi if want_hi else rng.lo
+            bound = self._term_bound((name,), 1, want_hi)
             if bound is None:
-                if not self._free(name):
-                    return None
-                bound = sym(name)
+                return None
             product = mul(product, bound)
         return product
+
+    def _symbolic_division(self, name: str, coefficient: int) -> Poly | None:
+        """Upper bounds of ``a // b`` and ``a % b`` by a size ``b`` (one monomial):
+        ``pid // H <= B - 1`` when ``pid <= B*H - 1``, and ``a % H <= H - 1``."""
+        atom = ATOMS.get(name)
+        if atom is None or atom.op not in ("floordiv", "mod") or atom.args[1].is_const:
+            return None
+        divisor = atom.args[1]
+        if atom.op == "mod":
+            return scale(add(divisor, const(-1)), coefficient)
+        bound = self.upper(atom.args[0])
+        if bound is None:
+            return None
+        exact = divide_monomial(add(bound, const(1)), divisor)
+        if exact is not None:
+            return scale(add(exact, const(-1)), coefficient)
+        exact = divide_monomial(bound, divisor)
+        return scale(exact, coefficient) if exact is not None else None
 
     def _free(self, name: str) -> bool:
         """A size with no range of its own: kept as a symbol in a symbolic bound."""

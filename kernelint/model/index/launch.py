@@ -50,14 +50,14 @@ def bind(index: KernelIndex, site: "Site") -> Bound:
     substitution: dict[str, Poly] = {}
     tensors: dict[str, shapes.Tensor] = {}
     for name, expr in launch.bound_arguments().items():
+        tensor = shapes.tensor_of(view, ctx, expr)
+        if tensor is not None:
+            tensors[name] = tensor
+            continue
         size = shapes.size_of(view, ctx, expr)
         if size is not None:
             substitution[PARAM + name] = size
             substitution[CONST + name] = size
-            continue
-        tensor = shapes.tensor_of(view, ctx, expr)
-        if tensor is not None:
-            tensors[name] = tensor
     for name, expr in index.kernel.defaults().items():
         if PARAM + name not in substitution:
             value = ctx.resolve_int(expr) if expr is not None else None
@@ -66,6 +66,8 @@ def bind(index: KernelIndex, site: "Site") -> Bound:
                 substitution.setdefault(PARAM + name, sx.const(value))
     alternatives = grid_axes(ctx, launch)
     grid = tuple(a.size for a in alternatives[0]) if len(alternatives) == 1 else ()
+    meta = _meta_values(grid, substitution)
+    grid = tuple(sx.substitute(g, meta) if g is not None else None for g in grid)
     symbols = Symbols({name: _host_range(rng, substitution, index.symbols)
                        for name, rng in index.symbols.ranges.items()}, nonnegative=("h:",))
     for axis in range(3):
@@ -88,3 +90,32 @@ def _host_range(rng: Range, substitution: dict[str, Poly], kernel_symbols: Symbo
     if hi is not None and hi.is_const:
         num_hi = min(num_hi, hi.constant)
     return Range(lo, hi, num_lo, num_hi, rng.label)
+
+
+def _meta_values(grid: tuple[Poly | None, ...], substitution: dict[str, Poly]) -> dict[str, Poly]:
+    """``META["BLOCK"]`` in a grid function is the value the launch passes for ``BLOCK``."""
+    import re
+
+    found: dict[str, Poly] = {}
+    for size in grid:
+        for name in _all_symbols(size) if size is not None else ():
+            symbol = shapes.SYMBOLS.get(name)
+            if symbol is None or symbol.growth != shapes.META:
+                continue
+            key = re.fullmatch(r"\w+\[['\"](\w+)['\"]\]", symbol.label)
+            value = substitution.get(CONST + key.group(1)) if key else None
+            if value is not None:
+                found[name] = value
+    return found
+
+
+def _all_symbols(poly: Poly, depth: int = 0) -> set[str]:
+    """The symbols of ``poly`` and of the atoms in it."""
+    found = set()
+    for name in poly.symbols():
+        found.add(name)
+        atom = sx.atom_of(name)
+        if atom is not None and depth < 6:
+            for arg in atom.args:
+                found |= _all_symbols(arg, depth + 1)
+    return found

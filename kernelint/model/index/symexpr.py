@@ -158,17 +158,27 @@ def mul(a: Poly, b: Poly) -> Poly:
     return _make(table)
 
 
-def substitute(a: Poly, values: dict[str, Poly]) -> Poly:
-    """``a`` with each symbol in ``values`` replaced by its polynomial."""
-    if not values or not (a.symbols() & values.keys()):
+def substitute(a: Poly, values: dict[str, Poly], _depth: int = 0) -> Poly:
+    """``a`` with each symbol in ``values`` replaced by its polynomial, inside atoms too
+    (``floordiv(pid1, H)`` with ``H`` bound is rebuilt, and folds where it can)."""
+    if not values or _depth > 8:
         return a
     total = ZERO
+    changed = False
     for monomial, coefficient in a.terms:
         term = const(coefficient)
         for name in monomial:
-            term = mul(term, values.get(name) or sym(name))
+            replaced = values.get(name)
+            if replaced is None and name in ATOMS:
+                atom = ATOMS[name]
+                args = tuple(substitute(x, values, _depth + 1) for x in atom.args)
+                if any(x is not y for x, y in zip(args, atom.args)):
+                    replaced = _REBUILD[atom.op](*args)
+            if replaced is not None:
+                changed = True
+            term = mul(term, replaced if replaced is not None else sym(name))
         total = add(total, term)
-    return total
+    return total if changed else a
 
 
 # --- atoms -------------------------------------------------------------------------------------
@@ -211,13 +221,13 @@ def floordiv(a: Poly, b: Poly) -> Poly:
         whole, rest = divmod(a.constant + 1, k)
         if rest == 0:  # (x + q*k - 1) // k == cdiv(x, k) + q - 1
             return add(cdiv(add(a, const(a.constant), -1), b), const(whole - 1))
-    exact = _divide_monomial(a, b)
+    exact = divide_monomial(a, b)
     if exact is not None:
         return exact
     return _atom("floordiv", a, b)
 
 
-def _divide_monomial(a: Poly, b: Poly) -> Poly | None:
+def divide_monomial(a: Poly, b: Poly) -> Poly | None:
     """``a / b`` when ``b`` is one monomial with coefficient 1 that every term of ``a`` holds
     (``B*T*H*K // K``)."""
     if len(b.terms) != 1 or b.terms[0][1] != 1 or not b.terms[0][0]:
@@ -243,7 +253,7 @@ def cdiv(a: Poly, b: Poly) -> Poly:
             return _make({m: c // k for m, c in a.terms})
         if a.is_const:
             return const(-(-a.constant // k))
-    exact = _divide_monomial(a, b)
+    exact = divide_monomial(a, b)
     if exact is not None:
         return exact
     return _atom("cdiv", a, b)
@@ -280,6 +290,12 @@ def next_power_of_2(a: Poly) -> Poly:
         value = a.constant
         return const(1 << max(value - 1, 0).bit_length())
     return _atom("np2", a)
+
+
+_REBUILD = {
+    "floordiv": lambda a, b: floordiv(a, b), "cdiv": lambda a, b: cdiv(a, b), "mod": lambda a, b: mod(a, b),
+    "min": lambda *args: minimum(*args), "max": lambda *args: maximum(*args), "np2": lambda a: next_power_of_2(a),
+}
 
 
 def atom_of(name: str) -> Atom | None:

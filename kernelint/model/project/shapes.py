@@ -62,6 +62,9 @@ _SAME_SHAPE = frozenset({"contiguous", "to", "cuda", "cpu", "float", "half", "bf
 _CDIV = frozenset({*triton.CDIVS, "cutlass.cute.ceil_div", "cdiv", "ceil_div", "div_up", "ceildiv"})
 _NEXT_POW2 = frozenset({triton.NEXT_POWER_OF_2, "next_power_of_2", "next_power_of_two", "next_pow2"})
 _DATADEP_METHODS = frozenset({"item", "tolist"})
+#: Attributes only a tensor has: a parameter read so is a tensor.
+_TENSOR_ATTRIBUTES = frozenset({"shape", "numel", "stride", "dtype", "device", "view", "reshape", "contiguous",
+                                "is_contiguous", "size", "data_ptr", "element_size", "dim", "ndim"})
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ class HostSymbol:
     growth: str
     #: ``path:line`` where it is read.
     where: str
+    #: Read as the last (innermost) dimension of a tensor: a feature or hidden size.
+    last: bool = False
 
 
 #: Host symbol name -> what it is. Names carry path and position, so one table serves all files.
@@ -84,8 +89,12 @@ class Tensor:
     shape: tuple[Poly | None, ...]
     contiguous: bool
     where: str
+    #: The element count when the shape is not known (``x.numel()`` of a parameter).
+    count: Poly | None = None
 
     def numel(self) -> Poly | None:
+        if self.count is not None:
+            return self.count
         total = sx.ONE
         for dim in self.shape:
             if dim is None:
@@ -104,13 +113,14 @@ class Tensor:
         return total
 
 
-def _symbol(ctx: "FileContext", node: ast.AST, label: str, growth: str, suffix: str = "") -> Poly:
+def _symbol(ctx: "FileContext", node: ast.AST, label: str, growth: str, suffix: str = "",
+            last: bool = False) -> Poly:
     where = f"{ctx.path}:{getattr(node, 'lineno', 0)}"
     name = f"h:{where}:{getattr(node, 'col_offset', 0)}{suffix}:{label}"
     if name not in SYMBOLS:
         if len(SYMBOLS) > 200_000:
             SYMBOLS.clear()
-        SYMBOLS[name] = HostSymbol(label, growth, where)
+        SYMBOLS[name] = HostSymbol(label, growth, where, last)
     return sx.sym(name)
 
 
@@ -241,7 +251,7 @@ class _Follow:
             tensor = self.tensor(ctx, source, frames)
             if tensor is not None and len(tensor.shape) == rank and tensor.shape[index] is not None:
                 return tensor.shape[index]
-            return _symbol(ctx, node, name, DATA if index == 0 else DIM, f"#{index}")
+            return _symbol(ctx, node, name, DATA if index == 0 else DIM, f"#{index}", last=index == rank - 1)
         if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) and value.slice.lower is None:
             value = value.value
         source = _shape_source(value)
@@ -250,7 +260,9 @@ class _Follow:
         tensor = self.tensor(ctx, source, frames)
         if tensor is not None and len(tensor.shape) == len(names) and tensor.shape[index] is not None:
             return tensor.shape[index]
-        return _symbol(ctx, node, name, DATA if index == 0 else DIM, f"#{index}")
+        whole = value is node.value or (isinstance(node.value, ast.Subscript) and node.value.slice.upper is None)
+        return _symbol(ctx, node, name, DATA if index == 0 else DIM, f"#{index}",
+                       last=whole and index == len(names) - 1)
 
     def _parameter_size(self, ctx, parameter: ast.arg, frames: int) -> Poly | None:
         bound = self.bound.get(id(parameter))
@@ -266,7 +278,8 @@ class _Follow:
             return opaque
         found: list[Poly] = []
         for site in sites:
-            value = self.size(site.ctx, _passed(function, parameter, site.node, site.shift), frames - 1)
+            passed, is_default = _argument_for(function, parameter, site.node, site.shift)
+            value = self.size(ctx if is_default else site.ctx, passed, frames - 1) if passed is not None else None
             if value is None:
                 return opaque
             found.append(value)
@@ -290,7 +303,10 @@ class _Follow:
             dim = tensor.shape[index]
             if dim is not None:
                 return dim
-        return _symbol(ctx, node, self._named(f"{_text(source, 24)}.shape[{index}]"), DATA if index == 0 else DIM)
+        last = index == -1 or (tensor is not None and index == len(tensor.shape) - 1)
+        anchor = _parameter_of(ctx, source)  # x.shape[0] of a parameter: one symbol wherever read
+        return _symbol(ctx, anchor or node, self._named(f"{_text(source, 24)}.shape[{index}]"),
+                       DATA if index == 0 else DIM, f"#{index}" if anchor else "", last=last)
 
     def _call_size(self, ctx, call: ast.Call, frames: int) -> Poly | None:
         name = ctx.call_name(call)
@@ -335,8 +351,9 @@ class _Follow:
             if method == "numel" and not call.args:
                 tensor = self.tensor(ctx, func.value, frames)
                 numel = tensor.numel() if tensor is not None else None
+                anchor = _parameter_of(ctx, func.value)
                 return numel if numel is not None else _symbol(
-                    ctx, call, f"{_text(func.value, 24)}.numel()", DATA)
+                    ctx, anchor or call, f"{_text(func.value, 24)}.numel()", DATA, "#numel" if anchor else "")
             if method == "stride" and len(call.args) == 1:
                 index = ctx.resolve_int(call.args[0])
                 tensor = self.tensor(ctx, func.value, frames)
@@ -364,6 +381,9 @@ class _Follow:
             return self._sliced(ctx, expr, frames)
         if isinstance(expr, ast.Call):
             return self._call_tensor(ctx, expr, frames)
+        if isinstance(expr, ast.IfExp):  # either branch may run: the one that reads more dimensions
+            found = [t for t in (self.tensor(ctx, expr.body, frames), self.tensor(ctx, expr.orelse, frames)) if t]
+            return max(found, key=lambda t: sum(d is not None for d in t.shape)) if found else None
         return None
 
     def _name_tensor(self, ctx, name: ast.Name, frames: int) -> Tensor | None:
@@ -390,19 +410,30 @@ class _Follow:
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                     and isinstance(node.targets[0], (ast.Tuple, ast.List))):
                 continue
-            source = _shape_source(node.value)
+            value = node.value
+            names = node.targets[0].elts
+            if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Starred):
+                # B, T, H, K, V = *k.shape, v.shape[-1]: the first names are k's whole shape
+                value = value.elts[0].value
+                names = names[:len(names) - (len(node.value.elts) - 1)]
+            source = _shape_source(value)
             if not (isinstance(source, ast.Name) and source.id == parameter.arg):
                 continue
-            names = node.targets[0].elts
-            if any(isinstance(e, ast.Starred) for e in names):
+            if not names or any(isinstance(e, ast.Starred) for e in names):
                 return None
             shape = tuple(
                 _symbol(ctx, node, e.id if isinstance(e, ast.Name) else f"{parameter.arg}.shape[{i}]",
-                        DATA if i == 0 else DIM, f"#{i}")
+                        DATA if i == 0 else DIM, f"#{i}", last=i == len(names) - 1)
                 for i, e in enumerate(names)
             )
             return Tensor(shape, False, f"{ctx.path}:{node.lineno}")
-        return None
+        # a tensor (its function reads a tensor attribute of it) whose shape is never unpacked:
+        # its element count is still one symbol wherever it is read
+        if not any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == parameter.arg
+                   and n.attr in _TENSOR_ATTRIBUTES for n in ast.walk(function)):
+            return None
+        return Tensor((), False, f"{ctx.path}:{parameter.lineno}",
+                      count=_symbol(ctx, parameter, f"{parameter.arg}.numel()", DATA, "#numel"))
 
     def _sizes(self, ctx, call: ast.Call, frames: int, skip: int = 0) -> tuple[Poly | None, ...] | None:
         """The sizes an allocator or a view is given: ``f(a, b)`` or ``f((a, b))``."""
@@ -416,9 +447,18 @@ class _Follow:
         if not args and argument(call, "size") is not None:
             size = argument(call, "size")
             args = list(size.elts) if isinstance(size, (ast.Tuple, ast.List)) else []
-        if not args or any(isinstance(a, ast.Starred) for a in args):
+        if not args:
             return None
-        return tuple(self.size(ctx, a, frames) for a in args)
+        sizes: list[Poly | None] = []
+        for arg in args:
+            if isinstance(arg, ast.Starred):  # new_empty(NK, *v.shape)
+                shape = self._shape_value(ctx, arg.value, frames)
+                if shape is None:
+                    return None
+                sizes.extend(shape)
+            else:
+                sizes.append(self.size(ctx, arg, frames))
+        return tuple(sizes)
 
     def _shape_value(self, ctx, expr: ast.expr, frames: int) -> tuple[Poly | None, ...] | None:
         """A whole shape: ``x.shape``, ``x.size()``, a name bound to one, a literal tuple."""
@@ -426,6 +466,13 @@ class _Follow:
             if any(isinstance(e, ast.Starred) for e in expr.elts):
                 return None
             return tuple(self.size(ctx, e, frames) for e in expr.elts)
+        if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Slice) and expr.slice.step is None:
+            whole = self._shape_value(ctx, expr.value, frames)  # x.shape[:-1]
+            lower = ctx.resolve_int(expr.slice.lower) if expr.slice.lower is not None else 0
+            upper = ctx.resolve_int(expr.slice.upper) if expr.slice.upper is not None else None
+            if whole is None or lower is None or (expr.slice.upper is not None and upper is None):
+                return None
+            return whole[lower:upper]
         source = _shape_source(expr)
         if source is not None:
             tensor = self.tensor(ctx, source, frames)
@@ -447,7 +494,7 @@ class _Follow:
             return Tensor(sizes, True, where) if sizes is not None else None
         if name in _LIKE:
             inner = self.tensor(ctx, call.args[0] if call.args else argument(call, "input"), frames)
-            return Tensor(inner.shape, True, where) if inner is not None else None
+            return Tensor(inner.shape, True, where, inner.count) if inner is not None else None
         func = call.func
         if not isinstance(func, ast.Attribute) or name is not None and name.startswith("torch."):
             return None
@@ -460,7 +507,7 @@ class _Follow:
             return None
         if method in _SAME_SHAPE:
             contiguous = inner.contiguous or method in ("contiguous", "clone")
-            return Tensor(inner.shape, contiguous, where)
+            return Tensor(inner.shape, contiguous, where, inner.count)
         if method in ("view", "reshape") and call.args:
             sizes = self._sizes(ctx, call, frames)
             if sizes is None:
@@ -561,6 +608,24 @@ def _shape_source(expr: ast.AST) -> ast.expr | None:
     return None
 
 
+def _parameter_of(ctx: "FileContext", expr: ast.expr) -> ast.arg | None:
+    """The parameter ``expr`` names when that is its only binding."""
+    if not isinstance(expr, ast.Name):
+        return None
+    definitions = ctx.definitions(expr.id, expr)
+    return definitions[0].node if len(definitions) == 1 and isinstance(definitions[0].node, ast.arg) else None
+
+
+def _argument_for(function, parameter: ast.arg, call: ast.Call, shift: int) -> tuple[ast.expr | None, bool]:
+    """What ``call`` passes for ``parameter`` and whether it is the callee's default
+    (``host._passed``, whichever form it returns)."""
+    found = _passed(function, parameter, call, shift)
+    if isinstance(found, tuple):
+        return found
+    defaults = [*function.args.defaults, *(d for d in function.args.kw_defaults if d is not None)]
+    return found, any(found is d for d in defaults)
+
+
 def _direct_read(value: ast.expr) -> bool:
     """``x.shape[i]``, ``x.size(i)``, ``len(x)``, ``t.item()``: one size read, nothing else."""
     if isinstance(value, ast.Subscript):
@@ -602,6 +667,12 @@ def size_of(view: "ProjectView | None", ctx: "FileContext", expr: ast.expr) -> P
 def tensor_of(view: "ProjectView | None", ctx: "FileContext", expr: ast.expr) -> Tensor | None:
     """The symbolic shape of host tensor ``expr``, or None when it cannot be read."""
     return _Follow(view).tensor(ctx, expr, _FRAMES)
+
+
+def is_last_dimension(name: str) -> bool:
+    """The host symbol was read as the last dimension of a tensor (a feature or hidden size)."""
+    found = SYMBOLS.get(name)
+    return found is not None and found.last
 
 
 def growth(name: str) -> str | None:

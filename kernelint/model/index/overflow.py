@@ -1,0 +1,141 @@
+"""int32 address overflow, decided from the program model: which int32 products of an index and a
+size (``intwidth.int32_address_products``) can pass 2^31 under the launches the project makes.
+
+A product overflows for some input when, under a launch (``launch.bind``):
+
+- it builds the address of a tensor whose element count grows with the data: the host shape of
+  the pointer passed multiplies a per-call size by other sizes and ends in a feature dimension
+  (one read as the last dimension of a tensor: ``B × T × H × K``, ``tokens × hidden``), not a
+  table indexed by batch and head (``(B, H)`` scales), per position (``(batch, nheads, nchunks,
+  chunk_size)``), a ``(num_experts,)`` vector or ``cu_seqlens``. A rank-3 tensor is left out: its
+  shape may be ``(tokens, heads, head_dim)`` or ``(batch, seq, heads)`` / ``(batch, heads,
+  seq)`` per-position values, and the host facts do not say which (on the corpus, 12 of 13
+  rank-3 findings were per-position tables or decode-time outputs); and
+- its upper bound under the launch (program ids over the grid, parameters replaced by the host
+  sizes passed) grows with a per-call size times another runtime size (``(B - 1) × T × H × K``),
+  or cannot be bounded because the index was loaded from memory (a token offset from
+  ``cu_seqlens``, which spans the whole tensor).
+
+A head offset ``i_h * K`` (heads × head size), a product with a numeric bound under 2^31 and
+any launch whose facts cannot be read are not overflows: unknown stays unknown.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernelint.model import intwidth
+from kernelint.model.dataflow import reaches
+from kernelint.model.index.access import kernel_index
+from kernelint.model.index.launch import bind
+from kernelint.model.index.symexpr import Poly
+from kernelint.model.project import shapes
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+    from kernelint.model.kernels import Kernel
+
+LIMIT = 2**31
+#: Launch sites read per kernel.
+_MAX_SITES = 8
+_RUNTIME = (shapes.DATA, shapes.DIM, shapes.DATADEP)
+_PER_CALL = (shapes.DATA, shapes.DATADEP)
+
+
+@dataclass(frozen=True)
+class Overflow:
+    product: intwidth.WideningProduct
+    #: The kernel parameter whose tensor the address points into, and the launch argument.
+    pointer: str
+    argument: str
+    #: The tensor's symbolic shape and element count, as text (``(B, T, H, K)``, ``B × T × H × K``).
+    shape: str
+    numel: str
+    #: The product's upper bound under the launch (None: the index is loaded from memory).
+    reach: str | None
+    where: str
+    #: How many runtime sizes the tensor's element count multiplies (the larger, the sooner).
+    factors: int = 0
+
+
+def int32_overflows(ctx: "FileContext", kernel: "Kernel") -> list[Overflow]:
+    products = intwidth.int32_address_products(ctx, kernel)
+    if not products:
+        return []
+    sites = ctx.project.launches_of(kernel, ctx)[:_MAX_SITES]
+    if not sites:
+        return []
+    index = kernel_index(ctx, kernel)
+    bounds = [bind(index, site) for site in sites]
+    found: list[Overflow] = []
+    for product in products:
+        pointers = _pointers_fed(ctx, index, product.product)
+        overflow = _first_overflow(index, bounds, product, pointers)
+        if overflow is not None:
+            found.append(overflow)
+    return found
+
+
+def _pointers_fed(ctx: "FileContext", index, product: ast.AST) -> list[str]:
+    """The pointer parameters whose accesses have ``product`` in their address."""
+    found: list[str] = []
+    for access in index.accesses:
+        if access.pointer is None or access.pointer in found:
+            continue
+        address = access.block.node if access.block is not None else access.node.args[0] if access.node.args else None
+        if address is not None and reaches(ctx, address, lambda n: n is product) is not None:
+            found.append(access.pointer)
+    return found
+
+
+def _first_overflow(index, bounds, product: intwidth.WideningProduct, pointers: list[str]) -> Overflow | None:
+    value = index.value(product.product)
+    if value is None:
+        return None
+    for bound in bounds:
+        for pointer in pointers:
+            tensor = bound.tensors.get(pointer)
+            numel = tensor.numel() if tensor is not None else None
+            if numel is None or len(tensor.shape) == 3 or not _activation_sized(tensor, numel):
+                continue  # a rank-3 shape is (tokens, heads, head_dim) or (batch, seq, heads): unknown
+            host = bound.host(value)
+            reach = bound.symbols.upper(host)
+            # an index loaded from memory (a token offset) has no bound here: it spans the tensor
+            loaded = any(name.startswith("loaded:") for name in (reach or value).symbols())
+            if loaded:
+                reach = None
+            elif reach is None or not _grows_with_data(reach, 2) or bound.symbols.interval(reach)[1] < LIMIT:
+                continue
+            argument = bound.site.launch.bound_arguments().get(pointer)
+            return Overflow(product, pointer, ast.unparse(argument) if argument is not None else pointer,
+                            "(" + ", ".join(shapes.render(d) if d is not None else "?" for d in tensor.shape) + ")",
+                            shapes.render(numel), shapes.render(reach) if reach is not None else None,
+                            bound.site.where, max(len(g) for g in shapes.factor_groups(numel)))
+    return None
+
+
+def _activation_sized(tensor: shapes.Tensor, numel: Poly) -> bool:
+    """An element count that grows with the data: a per-call size times others, where the
+    tensor's own last dimension is a feature dimension (read as the last dimension of a tensor:
+    ``(M, N)`` from ``M, N = x.shape``, ``(B, T, H, K)``). A table indexed by batch and head
+    (``(B, H)`` scales) or per position (``(batch, nheads, nchunks, chunk_size)``) ends in
+    another kind of size."""
+    if not tensor.shape or tensor.shape[-1] is None:
+        return False
+    if not any(shapes.is_last_dimension(n) for leaf in shapes.leaves(tensor.shape[-1]) for n in leaf):
+        return False
+    for groups in shapes.factor_groups(numel):
+        names = [n for g in groups for n in g]
+        if len(groups) >= 2 and any(shapes.growth(n) in _PER_CALL for n in names):
+            return True
+    return False
+
+
+def _grows_with_data(poly: Poly, factors: int) -> bool:
+    """Some term of ``poly`` multiplies at least ``factors`` runtime sizes, one of them per call."""
+    for groups in shapes.factor_groups(poly):
+        runtime = [g for g in groups if any(shapes.growth(n) in _RUNTIME for n in g)]
+        if len(runtime) >= factors and any(shapes.growth(n) in _PER_CALL for g in runtime for n in g):
+            return True
+    return False

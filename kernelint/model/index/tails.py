@@ -1,0 +1,119 @@
+"""Accesses that pass the end of their tensor for some sizes the host allows: an unmasked tile
+under a ``cdiv`` grid whose size is not a multiple of the block.
+
+For each unmasked ``tl.load``/``tl.store``/atomic of a Triton kernel whose address the index
+engine reads (``access.py``), under each launch the project makes (``launch.bind``): the
+largest offset (program ids over the launched grid, ``tl.arange`` lanes over their block, the
+host sizes substituted) is compared with the element count of the host tensor passed for the
+pointer. With a grid of ``cdiv(n, B)`` programs of ``B`` lanes the last program reaches
+``n - 1 + (B - 1)`` (the ``cdiv`` lemma in ``bounds.py``), so against an extent of ``n`` the
+excess is a positive constant: the access passes the end whenever ``n % B != 0``.
+
+Silent (unknown stays unknown) on: accesses under an ``if`` or in a ``while`` loop of the kernel
+(a guard may cover them), masked accesses, addresses, grids or extents that cannot be read, an
+excess that is not a positive constant, and launches whose function tests a size with ``%``
+(``assert n % BLOCK == 0``: the host rules out the tail).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernelint.model.index import symexpr as sx
+from kernelint.model.index.access import Access, kernel_index
+from kernelint.model.index.launch import Bound, bind
+from kernelint.model.project import shapes
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+    from kernelint.model.kernels import Kernel
+
+_MAX_SITES = 8
+_TILE_KINDS = ("load", "store", "atomic")
+
+
+@dataclass(frozen=True)
+class PastTheEnd:
+    access: Access
+    #: The launch argument the pointer receives, its element count and how far past the end the
+    #: last program reaches.
+    argument: str
+    extent: str
+    excess: int
+    #: ``(size, block)`` of the ``cdiv`` grid axis whose last program passes, as text.
+    tail: tuple[str, int] | None
+    where: str
+    #: A masked access of the same kernel at the same offsets (a mask computed but not passed).
+    masked_twin: Access | None = None
+
+
+def past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[PastTheEnd]:
+    index = kernel_index(ctx, kernel)
+    candidates = [a for a in index.accesses if a.kind in _TILE_KINDS and not a.masked and a.pointer is not None
+                  and a.offset is not None and _unguarded(ctx, kernel, a.node)
+                  and any(n.startswith("lane:") for n in a.offset.symbols())]
+    if not candidates:
+        return []
+    sites = [s for s in ctx.project.launches_of(kernel, ctx)[:_MAX_SITES] if not _checks_divisibility(s)]
+    bounds = [bind(index, site) for site in sites]
+    found: list[PastTheEnd] = []
+    for access in candidates:
+        for bound in bounds:
+            result = _past(bound, access)
+            if result is not None:
+                twin = next((a for a in index.accesses if a.masked and a.offset is access.offset
+                             and a.node is not access.node), None)
+                found.append(PastTheEnd(access, *result, masked_twin=twin))
+                break
+    return found
+
+
+def _past(bound: Bound, access: Access):
+    tensor = bound.tensors.get(access.pointer)
+    extent = tensor.numel() if tensor is not None else None
+    if extent is None:
+        return None
+    reach = bound.symbols.upper(bound.host(access.offset))
+    if reach is None:
+        return None
+    excess = sx.add(reach, sx.add(extent, sx.ONE, -1), -1)
+    if not excess.is_const or excess.constant <= 0:
+        return None
+    argument = bound.site.launch.bound_arguments().get(access.pointer)
+    return (ast.unparse(argument) if argument is not None else access.pointer, shapes.render(extent),
+            excess.constant, _tail(bound), bound.site.where)
+
+
+def _tail(bound: Bound) -> tuple[str, int] | None:
+    """The ``cdiv(size, block)`` of the launched grid (the axis whose last tile is partial)."""
+    for size in bound.grid:
+        if size is None:
+            continue
+        for name in size.symbols():
+            atom = sx.atom_of(name)
+            if atom is not None and atom.op == "cdiv" and atom.args[1].is_const:
+                return shapes.render(atom.args[0]), atom.args[1].constant
+    return None
+
+
+def _unguarded(ctx: "FileContext", kernel: "Kernel", node: ast.AST) -> bool:
+    """No ``if`` or ``while`` of the kernel encloses ``node`` (a guard may cover the tail)."""
+    for ancestor in ctx.ancestors(node):
+        if ancestor is kernel.node:
+            return True
+        if isinstance(ancestor, (ast.If, ast.While, ast.IfExp)):
+            return False
+    return True
+
+
+def _checks_divisibility(site) -> bool:
+    """The launching function tests a size with ``%`` (``assert n % BLOCK == 0``)."""
+    function = site.ctx.function_of(site.node)
+    scope = function if function is not None else site.ctx.tree
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.Assert, ast.If, ast.Compare)):
+            test = node.test if isinstance(node, (ast.Assert, ast.If)) else node
+            if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
+                return True
+    return False
