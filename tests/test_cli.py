@@ -273,9 +273,11 @@ def test_rules_json(tmp_path):
         "code": "KL003", "name": "unused-suppression", "dsl": "any", "family": "tool",
         "severity": "warning", "other_severities": [], "confidence": "high", "default": True,
         "evidence_class": "none", "pylint_id": "W7103", "pylint_symbol": "kernelint-unused-suppression", "summary": None,
-        "url": None,
+        "url": None, "corpus_precision": None,
     }
     assert next(row for row in rows if row["code"] == "KL303")["other_severities"] == ["info"]
+    kl126 = next(row for row in rows if row["code"] == "KL126")["corpus_precision"]
+    assert kl126["judged"] > 0 and kl126["precision"] >= 0.9 and kl126["source"] == "benchmarks/corpus_judged.csv"
 
 
 @pytest.mark.parametrize("key", ["KL003", "kl003", "unused-suppression"])
