@@ -31,7 +31,7 @@ Flags `x.clone()` in a file that launches Triton kernels when the clone's only u
 the clone is copied a second time right away. Stays silent when the clone is used for anything
 else (kept, returned, passed on) or when no reordering view follows.
 
-Measured on the H200 (see *Evidence*): the extra copy costs 1.26x (1.25-1.27x over 4 shapes)
+Measured on the H200 (see *Evidence*): the extra copy costs 1.27x (1.23-1.28x over 4 shapes)
 on an in-place RoPE over `q.clone()` then `q.transpose(1, 2).contiguous()`, so the severity is
 `warning`. It stays off by default: no corpus file has the pattern, so its precision on real
 code is unmeasured, and one case it cannot tell apart makes the clone necessary: when the

@@ -39,8 +39,8 @@ hidden size), which are fixed for a model.
 Triton compiles one binary per distinct tuple of constexpr values. A batch size or a sequence
 length passed as a constexpr gives every new length its own compilation, which takes a large
 fraction of a second to seconds of CPU time while the GPU waits. The pair
-measured about 85-115 ms of compilation per new token count for a small reduction kernel on the
-H200 (Triton 3.6), against 0.015-0.2 ms per call once compiled: 520-5,700x per call in a loop
+measured about 89-124 ms of compilation per new token count for a small reduction kernel on the
+H200 (Triton 3.6), against 0.008-0.21 ms per call once compiled: 420-12,000x per call in a loop
 where every request brings a new length. Larger kernels compile for longer. With
 variable-length training
 batches or serving traffic the kernel keeps compiling: users saw the JIT run on every training

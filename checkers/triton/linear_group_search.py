@@ -32,7 +32,7 @@ scans that stop early.
 
 Info and off by default: measured on the H200 (see *Evidence*), a grouped GEMM with a linear
 scan over the groups' first-tile offsets against a binary search cost a median 1.18x (1.04x at
-8 groups up to 3.21x at 1,024 groups of 32 rows): below the 1.2x a warning needs. The seed's
+8 groups up to 3.19x at 1,024 groups of 32 rows): below the 1.2x a warning needs. The seed's
 2-5x shows only with hundreds of small groups.
 
 ## Why is this bad?

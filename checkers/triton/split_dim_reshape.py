@@ -29,8 +29,9 @@ directly or through a name: the kernel reaches the first and second half of the 
 (rotary embeddings, gated activations) through the stride of the extra size-2 axis.
 
 Info and off by default: measured on the H200 (see *Evidence*), an in-place RoPE reaching the
-second half through the view's stride against adding `head_dim // 2` to the offsets: 1.00x
-(0.97-1.03x over 4 shapes). The seed's 50-150% did not reproduce.
+second half through the view's stride against adding `head_dim // 2` to the offsets: 0.99x
+(0.97-1.00x over 4 shapes; an earlier run gave 1.00x, 0.97-1.03x). The seed's 50-150% did not
+reproduce.
 Both kernels touch the same addresses: the view is free, and Triton specialises a stride of 64
 as divisible by 16 just like the constant. The 50-150% the seed reports came with a head-major
 layout (a program per position reading every head), which a reshape alone does not cause; the
