@@ -40,6 +40,15 @@ A removed API, or one that ships only later, is an `error`; a deprecated one a `
 message names the release it assumed and where that came from. Code under a version guard
 (`try`/`except ImportError`, `hasattr`, a version test) is left alone.
 
+Off by default, not measured on a GPU. Its pair (`cute.make_fragment` against
+`cute.make_rmem_tensor`) was traced and compiled for sm_90 on the CPU with three releases
+(`benchmarks/versions/cute_compile_on_cpu.py`; raw lines in
+`reference_kernels/evidence/runs/issue22-versions/KL319-cpu-compile.jsonl`): 4.2.1 has no
+`make_rmem_tensor` (the good file fails, `AttributeError`), 4.5.0 compiles both and warns
+'`make_fragment` is deprecated', 4.8.1 has no `make_fragment` (the bad file fails). Over the corpus,
+with each repository's pins, it reported one finding, a fallback after a `getattr` probe, which the
+rule now treats as version-guarded.
+
 ## Why is this bad?
 CuTe DSL 4.x renames and then removes APIs: a kernel that calls `cute.make_fragment` traces on
 4.5 with a deprecation warning and fails with `AttributeError` on 4.6; one written against 4.3's

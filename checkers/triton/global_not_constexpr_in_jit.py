@@ -82,6 +82,14 @@ UNROLL = tl.constexpr(4)
 ROPE_GROUP_SIZE = tl.constexpr(4)
 ```
 The fix rewrites the assignment that way.
+
+Off by default, from the evidence and the corpus. The pair (a plain `UNROLL = 4` against
+`tl.constexpr(4)`) fails to compile on the H200 with Triton 3.6.0 (`NameError: Cannot access global
+variable UNROLL`); compiled on the CPU, the plain form fails on 3.2.0, 3.3.1, 3.8.0 and 3.9.0 and
+passes 2.3.1's front end, and the annotated form compiles on 3.2.0 and fails on 3.3.1 and 3.9.0
+(*Evidence*, other releases). Over the corpus it finds nothing once vendor-fork folders are left
+out (three findings in FlagGems' `_ascend` and `_metax` backends were such code), so its precision
+on real code is not measured yet.
 """
     references = """
 - FlagGems PR #118 and fms-acceleration issue #56 (Triton 3.0 rejects non-constexpr globals);

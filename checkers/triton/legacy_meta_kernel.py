@@ -37,6 +37,13 @@ saying what the kernel was written for and what the targeted release does with i
 Other Triton rules do not read such a kernel with Triton 2 semantics: KL123 no longer reports
 `BLOCK = meta['BLOCK']; tl.arange(0, BLOCK)` as a run-time shape.
 
+Off by default: no corpus repository has a Triton 1.x kernel, so its precision on real code is
+not measured. The pair reproduced on the H200 with Triton 3.6.0 (`TypeError: dynamic_func() missing
+1 required positional argument: 'meta'` at launch); compiled on the CPU, 2.3.1 and 3.3.1 stop at
+`NameError: meta is not defined`, 3.8.0 at an internal `AttributeError`, and 3.9.0 refuses the
+decorator (*Evidence*, other releases). The 1.x side could not be run here (Triton 1.x wheels are
+for Python 3.9 and a CUDA driver).
+
 ## Why is this bad?
 On a current Triton the module does not import (3.9) or the kernel does not compile; the
 diagnosis a 2.x-minded reader gives (`BLOCK` is not a constexpr) sends the user the wrong way.
