@@ -1,47 +1,82 @@
-"""KL136 unmasked-tail-tile: TODO one-line summary."""
+"""KL136 unmasked-tail-tile: a tile loaded or stored with no mask under a `cdiv` grid, where the
+size the host launches over need not be a multiple of the block."""
 from __future__ import annotations
 
-import ast
-
+from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.rules import Report, Rule
+from kernelint.model.index.tails import past_the_end
+from kernelint.rules import Because, Report, Rule
 
 
 class UnmaskedTailTile(Rule):
     code = "KL136"
     name = "unmasked-tail-tile"
-    family = "triton-TODO"
+    family = "triton-pointers"
     dsl = "triton"
     # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
     # pair is measured with `kernelint prove KL136`.
     severity = Severity.INFO
     default_enabled = False
     evidence_class = "numerics"
-    summary = "TODO: one sentence, what is wrong and what it costs."
-    node_types = (ast.Call,)
+    summary = ("A tile is loaded or stored with no mask under a `cdiv(n, BLOCK)` grid: when n is not a "
+               "multiple of BLOCK the last program reads or writes past the end of the tensor.")
+    wants_finish = True
     doc = """
 ## What it does
-TODO: what the rule looks for, and the correct code it stays silent on.
+Flags a `tl.load`, `tl.store` or atomic on a tile of `tl.arange` offsets that has no mask, when
+the program model shows that, under a launch the project makes, the last program passes the end
+of the tensor passed for that pointer: the grid is `cdiv(n, BLOCK)` programs of `BLOCK` lanes,
+the tensor holds `n` elements, and nothing makes `n` a multiple of `BLOCK`. The index engine
+(`kernelint/model/index/`) reads the address as a polynomial over the program id and the lanes,
+bounds it over the launched grid (`pid * BLOCK + lane <= n - 1 + BLOCK - 1`) and compares it with
+the host tensor's element count (`kernelint/model/project/shapes.py`). When another access of
+the kernel masks the same offsets, the message says so: the mask was computed and not passed.
+
+It stays silent on masked accesses, on accesses under an `if` or in a `while` loop of the kernel
+(a guard may cover them), on block pointers and descriptors, on launches whose function tests a
+size with `%` (`assert n % BLOCK == 0`), and wherever the grid, the address or the tensor's size
+cannot be read (a kernel launched from code the project does not show, a tensor of unknown shape).
 
 ## Why is this bad?
-TODO: what goes wrong at run time, in your own words.
+The last program's lanes past `n` read memory that belongs to something else and write over it:
+an illegal address when the tensor ends at its allocation, and silently wrong data when it is a
+view of a larger buffer (a slice of a batch, one projection of a fused QKV buffer). Every test
+with sizes that are multiples of the block passes.
 
 ## Example
 ```python
-TODO
+offs = pid * BLOCK + tl.arange(0, BLOCK)
+mask = offs < n
+x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+tl.store(out_ptr + offs, x * scale)
 ```
 
 ## Use instead
 ```python
-TODO
+tl.store(out_ptr + offs, x * scale, mask=mask)
 ```
 """
     references = """
-- TODO: the seed section or issue threads the rule comes from.
+- issue 20 (out-of-bounds forms missed: a tile with no mask under a `cdiv` grid; a mask computed
+  and then not passed to the store, Dao-AILab/flash-attention PR #2822).
 """
 
-    def check(self, node, ctx):
-        if ctx.kernel_of(node, "triton") is None:
-            return
-        return
-        yield Report(node, "TODO")
+    def finish(self, ctx):
+        for kernel in ctx.kernels:
+            if kernel.dsl != "triton":
+                continue
+            for found in past_the_end(ctx, kernel):
+                access = found.access
+                verb = "reads" if access.kind == "load" else "writes"
+                when = (f"when {found.tail[0]} is not a multiple of {found.tail[1]}" if found.tail
+                        else "for the last program")
+                twin = (f"; the {found.masked_twin.kind} at line {found.masked_twin.node.lineno} masks the same "
+                        f"offsets: pass that mask here too" if found.masked_twin is not None else
+                        "; mask it with the offsets' bound")
+                yield Report(
+                    access.node,
+                    f"`{short(access.node)}` has no mask: the last program {verb} up to {found.excess:,} "
+                    f"elements past the end of `{found.argument}` ({found.extent} elements) {when}{twin}",
+                    cause=f"{kernel.name}:{access.pointer}",
+                    facts=(Because(f"launched at {found.where}", None),),
+                )

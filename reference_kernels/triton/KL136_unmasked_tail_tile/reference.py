@@ -1,10 +1,15 @@
+"""Inputs and the torch reference for KL136 (unmasked-tail-tile): the whole buffer, its first n
+elements scaled by 2 and the 1024 after them left at -1."""
 import torch
 
 
 def make_inputs(case, device):
-    gen = torch.Generator(device="cpu").manual_seed(0)
-    return {"x": torch.randn(case["n"], generator=gen).to(device)}
+    generator = torch.Generator().manual_seed(0)
+    dtype = getattr(torch, case["dtype"])
+    return {"x": torch.randn(case["n"], generator=generator).to(dtype).to(device)}
 
 
 def reference(x):
-    raise NotImplementedError("TODO")
+    buffer = torch.full((x.numel() + 1024,), -1.0, dtype=x.dtype, device=x.device)
+    buffer[: x.numel()] = x * 2.0
+    return buffer
