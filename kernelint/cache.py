@@ -172,6 +172,21 @@ def _decode(path: str, rows) -> list[Finding] | None:
                     cause=row[12]) for row in rows]
 
 
+def _identity(info: os.stat_result) -> list[int]:
+    """The index file's identity (device and inode), written into the index itself. A cache that
+    arrives with a clone, a copy or an archive is a new file with another identity, so it is
+    not trusted: its entries could say that a file has no finding. Only an index that kernelint
+    wrote in place on this machine is read."""
+    return [info.st_dev, info.st_ino]
+
+
+def _warn(message: str) -> None:
+    try:
+        print(f"kernelint: warning: {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):  # stderr closed: nothing left to tell
+        pass
+
+
 def _read_index(path: Path):
     """The parsed index, or None. Only a regular file of sane size is read, without blocking:
     the index could be a FIFO or a link to ``/dev/zero`` in a cache that came with a clone."""
@@ -187,7 +202,10 @@ def _read_index(path: Path):
             data = handle.read(MAX_INDEX_BYTES + 1)
         if len(data) > MAX_INDEX_BYTES:
             return None
-        return json.loads(data.decode("utf-8"))
+        index = json.loads(data.decode("utf-8"))
+        if type(index) is not dict or index.get("file") != _identity(info):
+            return None  # not the file kernelint wrote here: copied, cloned or unpacked
+        return index
     except (OSError, ValueError, RecursionError, MemoryError):
         return None
     finally:
@@ -249,7 +267,7 @@ class Cache:
 
     def save(self) -> None:
         """Write the index atomically if anything changed. Entries of files that no longer
-        exist are dropped. A cache that cannot be written is skipped silently."""
+        exist are dropped. A cache that cannot be written is skipped with one warning."""
         if not self._changed:
             return
         entries = {p: e for p, e in self._entries.items() if os.path.exists(p)}
@@ -260,16 +278,18 @@ class Cache:
                 ignore.write_text("# Created by kernelint.\n*\n", encoding="utf-8")
             handle, temporary = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=self.directory)
             try:
+                identity = _identity(os.fstat(handle))  # kept by the rename below
                 with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump({"format": _FORMAT, "fingerprint": self.fingerprint, "entries": entries},
-                              out, separators=(",", ":"))
+                    json.dump({"format": _FORMAT, "fingerprint": self.fingerprint, "file": identity,
+                               "entries": entries}, out, separators=(",", ":"))
                 os.replace(temporary, self.directory / INDEX)
             except BaseException:
                 os.unlink(temporary)
                 raise
             self._remove_stale_temporaries()
-        except OSError:
-            pass
+        except OSError as error:
+            _warn(f"cache not written to {self.directory}: {error.strerror or error} "
+                  f"(--no-cache skips it; {ENV_DIRECTORY} puts it elsewhere)")
 
     def _remove_stale_temporaries(self) -> None:
         """Temporary files of runs killed while saving (SIGKILL leaves no time to clean up);
