@@ -9,7 +9,7 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
-from kernelint.findings import Fact, Finding, Site
+from kernelint.findings import Fact, Finding, Severity, Site
 from kernelint.grouping import group_by_cause
 from kernelint.model import FileContext
 from kernelint.model.dsl import SOURCE_MARKERS, import_roots
@@ -125,7 +125,11 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
             tree = parse(source, path)
         except ParseFailure as failure:
             code = SYNTAX_ERROR if failure.syntax else INTERNAL_ERROR
-            return [_tool_finding(path, code, failure.line, failure.column, failure.message)] if code in options.codes else []
+            if code not in options.codes:
+                return []
+            finding = _tool_finding(path, code, failure.line, failure.column, failure.message)
+            # Valid code for a newer Python: not analysed, said at info, not an error in the user's code.
+            return [replace(finding, severity=Severity.INFO) if failure.newer else finding]
 
     imports = ImportTable.from_tree(tree)
     selected = [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES]

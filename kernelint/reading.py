@@ -13,6 +13,8 @@ import sys
 import warnings
 from contextlib import contextmanager
 
+from kernelint import fstrings
+
 #: Files larger than this are not checked. The biggest ``.py`` file of CPython's standard
 #: library and of a torch + triton + cutlass environment is under 2 MB; parsing costs about
 #: 250 times a file's size in memory (a 50 MB file took 12 GB), so the bound keeps one file
@@ -84,9 +86,12 @@ class ParseFailure(Exception):
     rather than kernelint giving up for lack of memory (KL002); ``line`` and ``column`` are
     1-based."""
 
-    def __init__(self, message: str, line: int = 1, column: int = 1, syntax: bool = True):
+    def __init__(self, message: str, line: int = 1, column: int = 1, syntax: bool = True, newer: bool = False):
         super().__init__(message)
         self.message, self.line, self.column, self.syntax = message, line, column, syntax
+        #: The text uses syntax of a newer Python than the running one: the file is not
+        #: analysed, which is reported at info, never as an error in the user's code.
+        self.newer = newer
 
 
 def parse(source: str, path: str) -> ast.Module:
@@ -98,7 +103,7 @@ def parse(source: str, path: str) -> ast.Module:
     except SyntaxError as error:
         line = error.lineno or 1
         column = max(error.offset or 1, 1)
-        raise ParseFailure(syntax_message(error), line, column) from None
+        raise ParseFailure(syntax_message(error), line, column, newer=_newer_syntax(error) is not None) from None
     except ValueError as error:  # e.g. NUL bytes on some Python versions
         raise ParseFailure(f"file does not parse: {error}") from None
     except RecursionError:
@@ -125,20 +130,29 @@ _NEWER_SYNTAX = (
 )
 
 
-def syntax_message(error: SyntaxError, running: tuple[int, int] = sys.version_info[:2]) -> str:
-    """``file does not parse: MSG``, naming the Python version needed when the failing line
-    uses syntax that a newer Python accepts (PEP 695 type parameters, PEP 701 f-strings ...)."""
-    message = f"file does not parse: {error.msg}"
+def _newer_syntax(error: SyntaxError, running: tuple[int, int] = sys.version_info[:2]):
+    """(version needed, PEP, what) when the failing line uses syntax a newer Python accepts."""
     text = error.text or ""
     for needed, pep, what, on_line, on_message in _NEWER_SYNTAX:
         if running >= needed:
             continue
         if (on_line is None or on_line.search(text)) and (on_message is None or on_message.search(error.msg or "")):
-            version = f"{needed[0]}.{needed[1]}"
-            return (f"file does not parse under Python {running[0]}.{running[1]}: {error.msg} "
-                    f"({what} need Python {version} or newer, PEP {pep}; run kernelint with "
-                    f"Python {version}+ to check this file)")
-    return message
+            if pep == 701 and fstrings.malformed(text.rstrip("\n")):
+                continue  # broken under 3.12's grammar too: a plain syntax error
+            return needed, pep, what
+    return None
+
+
+def syntax_message(error: SyntaxError, running: tuple[int, int] = sys.version_info[:2]) -> str:
+    """``file does not parse: MSG``; for syntax that a newer Python accepts (PEP 695 type
+    parameters, PEP 701 f-strings ...), that the file is not analysed and which Python it needs."""
+    newer = _newer_syntax(error, running)
+    if newer is None:
+        return f"file does not parse: {error.msg}"
+    (major, minor), pep, what = newer
+    return (f"file not analysed: {what} need Python {major}.{minor} or newer (PEP {pep}) and kernelint "
+            f"runs on Python {running[0]}.{running[1]} ({error.msg}); run kernelint with Python "
+            f"{major}.{minor}+ to check this file")
 
 
 #: Recursion room while the model and the rules walk a tree. ``ast.parse`` builds trees about

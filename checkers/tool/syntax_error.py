@@ -11,6 +11,7 @@ class SyntaxErrorRule(Rule):
     family = "tool"
     dsl = "any"
     severity = Severity.ERROR
+    other_severities = (Severity.INFO,)  # valid syntax of a newer Python: the file is not analysed
     evidence_class = "none"
     summary = "The file does not parse, so nothing in it was checked."
     doc = """
@@ -30,5 +31,12 @@ def kernel(x_ptr
 
 ## Use instead
 Fix the syntax error; the other rules then run on the file.
+
+## Syntax of a newer Python
+kernelint parses with the `ast` module of the Python it runs on. A file that uses syntax only a
+newer Python accepts (PEP 695 type parameters and `type` aliases, PEP 701 f-strings that reuse
+their quote or hold backslashes, both Python 3.12; `except*`, 3.11; `except A, B:`, 3.14) is
+valid code that this kernelint cannot read: it is reported once, at **info**, as not analysed,
+with the Python version it needs. Run kernelint with that Python to check the file.
 """
 
