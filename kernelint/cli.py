@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import kernelint
+from kernelint.terminal import shown
 
 FORMATS = ("text", "json", "sarif", "github")
 SEVERITY_ORDER = ("info", "warning", "error")
@@ -371,6 +372,7 @@ def _check(args) -> int:
 
     sources = Sources()
     if _reading_stdin(args):
+        _refuse_to_overwrite_a_checked_file(args.output, [args.stdin_filename] if args.stdin_filename else [])
         name, findings, source, options = _check_stdin(args, rules, sources)
         files = [name]
         if args.fix or args.show_fixes:
@@ -382,9 +384,10 @@ def _check(args) -> int:
         _publish_docs_url(settings)
         selected_codes(settings, rules)  # validates selectors before any work
         files = _files(args, settings)
+        _refuse_to_overwrite_a_checked_file(args.output, files)
         if args.show_files:
             sys.stdout.write(json.dumps(files, indent=2) + "\n" if args.format == "json"
-                             else "".join(f"{path}\n" for path in files))
+                             else "".join(f"{shown(path)}\n" for path in files))
             return EXIT_CLEAN
         if not files:
             print("kernelint: warning: no Python files found under " + ", ".join(args.paths), file=sys.stderr)
@@ -403,6 +406,17 @@ def _check(args) -> int:
 
             findings = apply_by_settings(check_groups(groups, jobs, use_cache=not args.no_cache), groups)
     return _report(args, findings, files, rules, sources)
+
+
+def _refuse_to_overwrite_a_checked_file(output: str | None, files: list[str]) -> None:
+    """``-o k.py`` where k.py is checked would replace the user's code with the report."""
+    if not output:
+        return
+    target = os.path.realpath(output)
+    for path in files:
+        if os.path.realpath(path) == target:
+            raise UsageError(f"-o {output} is a file being checked; the report would overwrite it "
+                             "(write the report to another file)")
 
 
 def _report(args, findings, files, rules, sources) -> int:
@@ -557,9 +571,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return handler(args)
     except UsageError as error:
-        print(f"kernelint: error: {error}", file=sys.stderr)
+        print(f"kernelint: error: {shown(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        try:
+            print("kernelint: interrupted; nothing was reported", file=sys.stderr, flush=True)
+        except (OSError, ValueError, AttributeError):  # stderr closed
+            pass
         return EXIT_ERROR
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -569,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         from kernelint.config import ConfigError
 
         if isinstance(error, (ConfigError, BaselineError)):
-            print(f"kernelint: error: {error}", file=sys.stderr)
+            print(f"kernelint: error: {shown(str(error))}", file=sys.stderr)
         else:
             print(f"kernelint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_ERROR

@@ -17,6 +17,7 @@ import pathspec
 
 from kernelint import patterns
 from kernelint.config import Settings, path_matches
+from kernelint.terminal import shown
 
 _ALWAYS_SKIPPED = {".git", ".hg", ".svn", "__pycache__", ".kernelint_cache", ".mypy_cache",
                    ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", "node_modules",
@@ -32,7 +33,7 @@ def _stderr(message: str) -> None:
     if sys.stderr is None:  # started with stderr closed: print() would fall back to stdout
         return
     try:
-        print(f"kernelint: warning: {message}", file=sys.stderr, flush=True)
+        print(f"kernelint: warning: {shown(message)}", file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):  # stderr closed: nothing left to tell
         pass
 
@@ -144,6 +145,21 @@ def _once(warn: Warn) -> Warn:
     return once
 
 
+def _not_a_file(path: Path) -> str | None:
+    """What a ``*.py`` entry that is no regular file is, for the one warning the walk gives
+    (a FIFO or device would block or never end if read); None for a link to a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a symbolic link to nothing"
+    if stat.S_ISDIR(mode):
+        return None  # links to folders are not followed, as git does not follow them
+    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    link = " (through a symbolic link)" if path.is_symlink() else ""
+    return f"{kind}{link}, not a regular file"
+
+
 def _walk(shown: Path, absolute: Path, specs, settings: Settings, warn: Warn):
     own = _load_gitignore(absolute, warn)
     specs = [*specs, own] if own else specs
@@ -164,7 +180,12 @@ def _walk(shown: Path, absolute: Path, specs, settings: Settings, warn: Warn):
                 continue
             if settings.exclude and path_matches(entry_abs, settings.root, settings.exclude):
                 continue
-            if not is_dir and not (entry.name.endswith((".py", ".pyi")) and entry.is_file()):
+            if not is_dir and not entry.name.endswith((".py", ".pyi")):
+                continue
+            if not is_dir and not entry.is_file():
+                odd = _not_a_file(entry_abs)
+                if odd:
+                    warn(f"{entry_shown}: skipped: {odd}")
                 continue
         except (OSError, RuntimeError) as error:  # e.g. a symlink loop named x.py
             warn(f"{entry_shown}: skipped: {getattr(error, 'strerror', None) or error}")

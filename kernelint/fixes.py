@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelint.findings import Finding
+from kernelint import terminal
 
 MAX_ROUNDS = 10
 
@@ -198,5 +199,5 @@ def fix_stdin(args, name: str, source: str, options) -> int:
         return EXIT_FINDINGS if result.fixed != source and not args.exit_zero else EXIT_CLEAN
     sys.stdout.write(result.fixed)
     for f in result.findings:
-        print(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message} [{f.name}]", file=sys.stderr)
+        print(f"{terminal.shown(f.path)}:{f.line}:{f.column}: {f.code} {f.message} [{f.name}]", file=sys.stderr)
     return EXIT_FINDINGS if result.findings and not args.exit_zero else EXIT_CLEAN

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -74,3 +75,125 @@ def test_standard_input_is_read_only_up_to_the_size_bound(tmp_path):
         fixing = kernelint(tmp_path, "check", "-", "--fix", stdin=zero, preexec_fn=_limit_memory)
     assert fixing.returncode == 2 and fixing.stdout == ""  # an editor keeps its buffer
     assert "larger than 10 MiB" in fixing.stderr and "nothing was fixed" in fixing.stderr
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [["."], ["k.py"], ["-", "--stdin-filename", "k.py"]])
+def test_the_report_never_overwrites_a_checked_file(tmp_path, args):
+    write(tmp_path, {"k.py": KERNEL})
+    result = kernelint(tmp_path, "check", "--no-cache", *args, "-o", "./k.py", input=KERNEL)
+    assert result.returncode == 2
+    assert "-o ./k.py is a file being checked" in result.stderr
+    assert (tmp_path / "k.py").read_text() == KERNEL
+
+
+NAMES = {"new\nline.py": "new\\nline.py", "\x1b[2Jclear.py": "\\x1b[2Jclear.py", "tab\there.py": "tab\\there.py",
+         "rtl\u202eyp.py": "rtl\\u202eyp.py"}
+
+
+def test_control_characters_in_file_names_are_shown_escaped(tmp_path):
+    write(tmp_path, {name: KERNEL for name in NAMES} | {"plain é.py": KERNEL})
+    text = kernelint(tmp_path, "check", "--no-cache", ".")
+    assert text.returncode == 1
+    shown = [line.split(":", 1)[0] for line in text.stdout.splitlines() if ": KL003 " in line]
+    assert sorted(shown) == sorted([*NAMES.values(), "plain é.py"])
+    assert not any(ch in text.stdout for ch in "\x1b\t\u202e")
+    listed = kernelint(tmp_path, "check", "--show-files").stdout.splitlines()
+    assert sorted(listed) == sorted([*NAMES.values(), "plain é.py"])
+    data = json.loads(kernelint(tmp_path, "check", "--no-cache", "--format", "json", ".").stdout)
+    assert sorted(f["path"] for f in data) == sorted([*NAMES, "plain é.py"])  # JSON keeps the exact name
+
+
+# --- the directory walk: entries that are no regular file -----------------------------------------
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifos_devices_and_dangling_links_named_py_are_skipped_with_a_warning(tmp_path):
+    write(tmp_path, {"k.py": KERNEL})
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    (tmp_path / "gone.py").symlink_to("nowhere.py")
+    result = kernelint(tmp_path, "check", "--no-cache", ".")
+    assert result.returncode == 1 and "k.py:3:8: KL003" in result.stdout
+    warnings = sorted(result.stderr.splitlines())
+    assert warnings == [
+        "kernelint: warning: gone.py: skipped: a symbolic link to nothing",
+        "kernelint: warning: pipe.py: skipped: a FIFO, not a regular file",
+        "kernelint: warning: zero.py: skipped: a device (through a symbolic link), not a regular file",
+    ]
+
+
+# --- the cache -----------------------------------------------------------------------------------
+
+def test_an_unwritable_cache_is_one_warning(tmp_path):
+    write(tmp_path, {"k.py": KERNEL, "not-a-folder": ""})
+    env = {**os.environ, "KERNELINT_CACHE_DIR": str(tmp_path / "not-a-folder" / "cache")}
+    result = kernelint(tmp_path, "check", "k.py", env=env)
+    assert result.returncode == 1 and "KL003" in result.stdout
+    assert result.stderr.startswith(f"kernelint: warning: cache not written to {tmp_path / 'not-a-folder' / 'cache'}: ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_cache_that_came_with_the_repository_is_not_trusted(tmp_path):
+    """A committed .kernelint_cache whose entry says the file has no finding (what a clone, a
+    copy or an archive would bring) is not read: the file is checked."""
+    write(tmp_path, {"pyproject.toml": "[tool.kernelint]\n", "k.py": KERNEL})
+    assert "KL003" in kernelint(tmp_path, "check", "k.py").stdout
+    index = tmp_path / ".kernelint_cache" / "index.json"
+    data = json.loads(index.read_text())
+    [entry] = data["entries"].values()
+    entry[1] = []  # no finding
+    forged = index.with_name("forged.json")
+    forged.write_text(json.dumps(data))
+    os.replace(forged, index)  # a new file, as a checkout writes it
+    result = kernelint(tmp_path, "check", "k.py")
+    assert result.returncode == 1 and "KL003" in result.stdout
+
+
+# --- Ctrl-C --------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(os.uname().machine != "x86_64" or not Path("/proc/self/syscall").exists(),
+                    reason="reads the blocked system call from /proc (x86_64 numbers)")
+def test_ctrl_c_says_so(tmp_path):
+    process = subprocess.Popen([sys.executable, "-m", "kernelint", "check", "-"], cwd=tmp_path, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as from a terminal
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not Path(f"/proc/{process.pid}/syscall").read_text().startswith("0 0x0 "):  # read(0, ...)
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=TIMEOUT)
+    finally:
+        process.kill()
+    assert process.returncode == 2 and out == ""
+    assert err == "kernelint: interrupted; nothing was reported\n"
+
+
+# --- syntax of a newer Python ---------------------------------------------------------------------
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the running Python parses PEP 701 f-strings")
+def test_a_valid_python_3_12_file_is_not_analysed_at_info_never_an_error(tmp_path):
+    write(tmp_path, {"k.py": 'import triton\n\nnames = ["a", "b"]\nmsg = f"{", ".join(names)}"\n'})
+    result = kernelint(tmp_path, "check", "--no-cache", "--format", "json", "k.py")
+    [finding] = json.loads(result.stdout)
+    assert (finding["code"], finding["severity"], finding["line"]) == ("KL001", "info", 4)
+    assert finding["message"].startswith("file not analysed: f-strings")
+    assert "need Python 3.12 or newer (PEP 701)" in finding["message"]
+    assert f"kernelint runs on Python {sys.version_info[0]}.{sys.version_info[1]}" in finding["message"]
+    assert kernelint(tmp_path, "check", "--no-cache", "--fail-on", "warning", "k.py").returncode == 0
+    broken = write(tmp_path, {"b.py": 'import triton\n\nmsg = f"{x"\n'})  # broken in every Python
+    [plain] = json.loads(kernelint(broken, "check", "--no-cache", "--format", "json", "b.py").stdout)
+    assert (plain["code"], plain["severity"]) == ("KL001", "error")
+
+
+@pytest.mark.parametrize("line, broken", [
+    ('msg = f"{", ".join(names)}"', False), ('y = f"{row["name"]}"', False), ('y = f"{"\\n".join(z)}"', False),
+    ('x = f"{a:{width}.{prec}f}"', False), ('x = f"{f"{a}"}"', False), ('x = f"{ {"a": 1}["a"] }"', False),
+    ('msg = f"{x"', True), ('x = f"}"', True), ('x = f"{ab"', True), ('x = f"""{a', None), ("x = 1", None),
+])
+def test_f_strings_are_read_with_the_3_12_grammar(line, broken):
+    from kernelint.fstrings import malformed
+
+    assert malformed(line) is broken

@@ -16,6 +16,7 @@ from collections import Counter
 
 from kernelint.findings import Finding, Severity
 from kernelint.sources import character_column
+from kernelint.terminal import shown
 
 STYLES = ("full", "concise")
 COLOR_CHOICES = ("auto", "always", "never")
@@ -93,7 +94,7 @@ def _summary(findings: list[Finding]) -> list[str]:
 # --- concise ---------------------------------------------------------------------------------
 
 def concise_line(f: Finding, colour: bool = False) -> str:
-    location = _paint(f"{f.path}:{f.line}:{f.column}:", _BOLD, colour=colour)
+    location = _paint(f"{shown(f.path)}:{f.line}:{f.column}:", _BOLD, colour=colour)
     code = _paint(f.code, _BOLD, _SEVERITY_COLOUR[f.severity], colour=colour)
     return f"{location} {code} {f.shown_message} {_paint(f'[{f.name}]', _DIM, colour=colour)}"
 
@@ -104,7 +105,7 @@ def fact_lines(f: Finding) -> list[str]:
     for fact in f.facts:
         where = ""
         if fact.site is not None:
-            where = f" ({fact.site.line})" if fact.site.path == f.path else f" ({fact.site.path}:{fact.site.line})"
+            where = f" ({fact.site.line})" if fact.site.path == f.path else f" ({shown(fact.site.path)}:{fact.site.line})"
         out.append(f"{fact.text}{where}")
     return out
 
@@ -127,7 +128,7 @@ def _concise(findings: list[Finding], show_source: bool, colour: bool, sources, 
 
 def _headline(f: Finding, colour: bool) -> str:
     tint = _SEVERITY_COLOUR[f.severity]
-    location = _paint(f"{f.path}:{f.line}:{f.column}:", _BOLD, colour=colour)
+    location = _paint(f"{shown(f.path)}:{f.line}:{f.column}:", _BOLD, colour=colour)
     return (f"{location} {_paint(f.code, _BOLD, tint, colour=colour)} "
             f"{_paint(f'[{f.severity.value}]', tint, colour=colour)} {f.message}")
 
