@@ -32,10 +32,8 @@ class PythonStateAcrossDynamicBlock(Rule):
     name = "python-state-across-dynamic-block"
     family = "cute-tracing"
     dsl = "cute"
-    # Start quiet; the evidence policy (rule-catalog.md) decides severity and default once the
-    # pair is measured with `kernelint prove KL320`.
-    severity = Severity.INFO
-    default_enabled = False
+    # Reproduced on the H200 (the kernel does not compile); the corpus gives it no finding.
+    severity = Severity.ERROR
     evidence_class = "compile"
     summary = ("A name first bound inside a run-time `if`/`while`/`for` of a CuTe DSL function and read "
                "after it, or a Python list/dict/set that grows or shrinks inside one: the kernel does not compile.")
@@ -61,6 +59,15 @@ well, containers built inside the block they change, item stores that keep the s
 (`xs[0] = v`, `d["a"] = v` on an existing key), a block that both grows and shrinks the same
 container, parameters and loop variables, and plain helpers (the preprocessor rewrites only the
 decorated functions).
+
+Measured on the H200 (nvidia-cutlass-dsl 4.8.1; reproduced): the pair's list that gains an item
+under a plain `if` on a `Constexpr` failed to compile in 2/2 cases with `DSLUserCodeError:
+error[TYPE_UNSTABLE_JOIN]: factors has type list<1> on one path and list<2> on another`; with
+`cutlass.const_expr` it compiled and matched. Every fixture form was also compiled without a GPU:
+the 8 reported forms fail (NameError, TYPE_UNSTABLE_JOIN, CONTAINER_STRUCTURE_CHANGED,
+TYPE_DYNAMIC_EXPR_UNSUPPORTED), the 8 silent ones compile, among them cutlass #2531's own form (a
+list rebound to one of the same length), which compiles with 4.8.1. On by default: over 528 CuTe
+DSL files (4,416 traced functions, 8,817 run-time blocks) it reports nothing.
 
 ## Why is this bad?
 The preprocessor turns such a block into an `scf.if` / `scf.for` / `scf.while` and carries the
