@@ -6,7 +6,6 @@ usage: PYTHONPATH=/opt/cutedsl:/opt/cutedsl/nvidia_cutlass_dsl/dsl_packages pyth
 import importlib.util
 import pathlib
 
-import cutlass
 import cutlass.cute as cute
 from cutlass import Float32, Int32
 from cutlass.cute.runtime import make_fake_tensor

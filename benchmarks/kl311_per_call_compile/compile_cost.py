@@ -16,7 +16,6 @@ import time
 
 import torch
 
-import cutlass
 import cutlass.cute as cute
 from cutlass.cute.runtime import from_dlpack
 
