@@ -197,3 +197,42 @@ def test_f_strings_are_read_with_the_3_12_grammar(line, broken):
     from kernelint.fstrings import malformed
 
     assert malformed(line) is broken
+
+
+# --- a stalled -j worker -------------------------------------------------------------------------
+
+STALLING_RUN = """
+import sys, time
+from pathlib import Path
+from kernelint import runner
+from kernelint.engine import Options
+from kernelint.rules import all_rules
+
+runner._STALL_S_PER_FILE = 2.0
+real = runner._check_one
+
+def check(job):  # forked workers inherit this: one file never finishes
+    if job[0].endswith("stall.py"):
+        time.sleep(3600)
+    return real(job)
+
+runner._check_one = check
+options = Options(frozenset(rule.code for rule in all_rules()))
+jobs = [(str(path), options, None) for path in sorted(Path(sys.argv[1]).glob("*.py"))]
+for (path, _, _), result in zip(jobs, runner._run(jobs, 2)):
+    print(Path(path).name, *[f"{f.code} {f.message}" for f in result[1]], sep="|")
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="workers run only with two CPUs or more")
+def test_a_stalled_worker_is_killed_and_its_file_reported(tmp_path):
+    write(tmp_path, {f"f{i:02d}.py": KERNEL for i in range(40)} | {"stall.py": KERNEL})
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", STALLING_RUN, str(tmp_path)], capture_output=True, text=True,
+                            timeout=TIMEOUT)  # without the watchdog: no answer, ever
+    assert result.returncode == 0, result.stderr
+    rows = dict(line.split("|", 1) for line in result.stdout.splitlines())
+    assert rows.pop("stall.py") == ("KL002 file not checked: the worker process checking it gave no answer "
+                                    "in 2 s, 2 times, and was killed")
+    assert len(rows) == 40 and all(row.startswith("KL003 ") for row in rows.values())
+    print(f"stalled worker handled in {time.monotonic() - started:.1f} s")
