@@ -7,7 +7,9 @@ tensor at run time (no local memory), and `lane_bounded` loops `range(tidx % 32)
 usage: PYTHONPATH=/opt/cutedsl:/opt/cutedsl/nvidia_cutlass_dsl/dsl_packages python register_fragment_dynamic_index.py
 """
 import importlib.util
+import os
 import pathlib
+import tempfile
 
 import cutlass
 import cutlass.cute as cute
@@ -39,6 +41,7 @@ def local_accesses(kernel, takes_n, *extra):
 
 
 def main():
+    os.chdir(tempfile.mkdtemp())  # --keep-ptx writes the .ptx file into the working directory
     reported = load("KL321_fragments_indexed_by_run_time_loops_are_reported")
     silent = load("KL321_static_indices_are_not_reported")
     print(f"nvidia-cutlass-dsl {__import__('importlib.metadata').metadata.version('nvidia-cutlass-dsl')}")
