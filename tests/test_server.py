@@ -335,3 +335,21 @@ def test_a_broken_configuration_is_a_diagnostic_not_a_crash(client_in):
     client.request("shutdown")
     client.notify("exit")
     assert client.close() == 0
+
+
+def test_document_positions_and_incremental_changes():
+    """UTF-16 (LSP's default) and UTF-8 positions against ast's UTF-8 byte columns, and a ranged
+    change (a client may send one even though the server asks for whole texts)."""
+    text = "a = '🚀é'; b = 1\r\nc = 2\n"
+    document = Document("file:///tmp/x.py", text)
+    byte_b = len("a = '🚀é'; ".encode())
+    assert document.position(1, byte_b, "utf-16") == {"line": 0, "character": len("a = '") + 2 + 1 + 3}
+    assert document.position(1, byte_b, "utf-8") == {"line": 0, "character": byte_b}
+    assert document.ast_position({"line": 0, "character": 11}, "utf-16") == (1, byte_b)
+    assert document.ast_position({"line": 0, "character": byte_b}, "utf-8") == (1, byte_b)
+    document.apply_change({"range": {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 12}},
+                           "text": "bb"}, 2, "utf-16")
+    assert document.text == "a = '🚀é'; bb = 1\r\nc = 2\n" and document.version == 2
+    document.apply_change({"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}},
+                           "text": ""}, 3, "utf-16")
+    assert document.text == "a = '🚀é'; bb = 1\r\n" and document.lines == ["a = '🚀é'; bb = 1"]
