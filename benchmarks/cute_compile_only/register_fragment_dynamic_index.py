@@ -11,10 +11,13 @@ import os
 import pathlib
 import tempfile
 
-import cutlass
-import cutlass.cute as cute
-from cutlass import Float32, Int32
-from cutlass.cute.runtime import make_fake_tensor
+# --keep-ptx writes the .ptx file into CUTE_DSL_DUMP_DIR (read at import; default: the working directory)
+os.environ.setdefault("CUTE_DSL_DUMP_DIR", tempfile.mkdtemp())
+
+import cutlass  # noqa: E402
+import cutlass.cute as cute  # noqa: E402
+from cutlass import Float32, Int32  # noqa: E402
+from cutlass.cute.runtime import make_fake_tensor  # noqa: E402
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "cute"
 
@@ -41,7 +44,6 @@ def local_accesses(kernel, takes_n, *extra):
 
 
 def main():
-    os.chdir(tempfile.mkdtemp())  # --keep-ptx writes the .ptx file into the working directory
     reported = load("KL321_fragments_indexed_by_run_time_loops_are_reported")
     silent = load("KL321_static_indices_are_not_reported")
     print(f"nvidia-cutlass-dsl {__import__('importlib.metadata').metadata.version('nvidia-cutlass-dsl')}")
