@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import kernelint
+from kernelint.output import text as text_output
 from kernelint.terminal import shown
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -69,11 +70,11 @@ def _parser() -> argparse.ArgumentParser:
 
     report = check.add_argument_group("reporting")
     report.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    report.add_argument("--output-format", choices=("full", "concise"), dest="output_style", default=None,
+    report.add_argument("--output-format", choices=text_output.STYLES, dest="output_style", default=None,
                         help="text format: full (a code frame with the span, the fix and the measured "
                              "evidence under each finding) or concise (one line each); default: full on "
                              "a terminal, concise in a pipe or a file")
-    report.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+    report.add_argument("--color", choices=text_output.COLOR_CHOICES, default="auto",
                         help="colour the text format: auto (a terminal, unless NO_COLOR is set or "
                              "FORCE_COLOR is), always or never (default: auto)")
     report.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
