@@ -39,14 +39,14 @@ thread or block index (they usually pass through `% C`, and `range(tidx % 32)` o
 Registers are named by the instruction, not addressed: an index known only at run time cannot
 pick one. The compiler then keeps the whole fragment in local memory (per-thread memory in the
 cache hierarchy) and every access becomes a load or store there. Compiled without a GPU with
-nvidia-cutlass-dsl 4.8.1, an 8-element fragment read in a `cutlass.range(n)` loop with a run-time
+nvidia-cutlass-dsl 4.8.1 (for its default target, sm_100a), an 8-element fragment read in a `cutlass.range(n)` loop with a run-time
 `n` produced 17 `ld.local` and 2 `st.local` in the PTX, the same loop over `range_constexpr(8)`
 or `cutlass.range(8)` none (`benchmarks/cute_compile_only/register_fragment_dynamic_index.py`).
 Measured on the H200 (nvidia-cutlass-dsl 4.8.1; reproduced): a recurrence over a 16-float
 fragment, `cutlass.range(n)` against `range_constexpr(16)` with an `if i < n`, took 2.24x as long
 with one CTA per SM and 2.47-2.49x with 8 and 32 (median 2.47x over 3 shapes; 0.40-0.47 ms
-against 0.18-0.19 ms); the PTX of the slow kernel has 19 `ld.local` and 4 `st.local`, the fast
-one none. Over the CuTe DSL corpus (quack, flashinfer, flash-attention, CUTLASS, TileGym) it reports
+against 0.18-0.19 ms); compiled without a GPU, the PTX of the slow kernel has 19 `ld.local` and 4
+`st.local`, the fast one none. Over the CuTe DSL corpus (quack, flashinfer, flash-attention, CUTLASS, TileGym) it reports
 nothing; a first version that followed bounds into `cute.size(fragment)` and thread indices
 reported 67 loops there, all over static fragment sizes, and was narrowed. On by default.
 
