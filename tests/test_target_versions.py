@@ -118,3 +118,40 @@ def test_the_table_answers_by_release():
     assert status_in(triton.API_CHANGES, triton.MAKE_TENSOR_DESCRIPTOR, (3, 3, 1)).state == MISSING
     assert status_in(triton.API_CHANGES, triton.MAKE_BLOCK_PTR, (3, 8)).state == DEPRECATED
     assert status_in(triton.API_CHANGES, triton.MAKE_BLOCK_PTR, (3, 9)).state == MISSING
+
+
+def test_show_settings_and_flags_name_the_target(tmp_path):
+    import subprocess
+    import sys
+
+    write(tmp_path, {"requirements.txt": "triton>=3.2,<3.4\nnvidia-cutlass-dsl==4.5.0\n", "setup.py": "",
+                     "k.py": "import triton\n"})
+
+    def settings(*flags):
+        result = subprocess.run([sys.executable, "-m", "kernelint", "check", "--show-settings", "k.py", *flags],
+                                cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in result.stdout.splitlines()}
+
+    shown = settings()
+    assert shown["triton-version"].startswith("3.3.1 (pinned: triton>=3.2,<3.4 in requirements.txt")
+    assert shown["cutlass-dsl-version"] == "4.5.0 (pinned: nvidia-cutlass-dsl==4.5.0 in requirements.txt)"
+    assert settings("--triton-version", "3.6")["triton-version"] == "3.6.0 (set by --triton-version)"
+
+
+def test_findings_follow_the_pinned_release(tmp_path):
+    """One file, two projects: pinned 3.3.1 the 3.3 spelling is fine, pinned 3.4.0 it is KL131."""
+    import subprocess
+    import sys
+
+    kernel = ("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr, M, N, B: tl.constexpr):\n"
+              "    d = tl._experimental_make_tensor_descriptor(x_ptr, [M, N], [N, 1], [B, B])\n")
+    codes = {}
+    for pin in ("3.3.1", "3.4.0"):
+        project = write(tmp_path / pin, {"requirements.txt": f"triton=={pin}\n", "setup.py": "", "k.py": kernel})
+        result = subprocess.run([sys.executable, "-m", "kernelint", "check", "k.py", "--select", "KL131",
+                                 "--no-cache", "--output-format", "concise"], cwd=project, capture_output=True,
+                                text=True, timeout=120)
+        codes[pin] = result.stdout
+    assert "KL131" not in codes["3.3.1"]
+    assert "KL131" in codes["3.4.0"] and "Triton 3.4.0 (pinned: triton==3.4.0 in requirements.txt)" in codes["3.4.0"]
