@@ -247,6 +247,7 @@ def _check_stdin(args, rules, sources):
     name = args.stdin_filename or "-"
     start = Path(name).resolve().parent if args.stdin_filename else Path.cwd()
     settings = _settings(args, start)
+    _configured_style(args, settings)
     _publish_docs_url(settings)
     selected_codes(settings, rules)
     try:
@@ -307,6 +308,7 @@ def _show_settings(args, rules) -> int:
         *(f"{SETTINGS[target.dsl][0]}: {target.text} ({target.source})"
           for target in (targets.triton, targets.cute, targets.cutile)),
         f"severity: {dict((key, value.value) for key, value in settings.severity)}",
+        f"output-format: {settings.output_format or '(full on a terminal, concise otherwise)'}",
         f"excluded: {'yes (skipped in a directory walk and with --force-exclude)' if excluded else 'no'}",
         f"selected rules: {', '.join(sorted(selected))}",
         f"rules run on this file: {', '.join(sorted(options.codes)) or '(none)'}",
@@ -321,11 +323,19 @@ def _show_settings(args, rules) -> int:
             "targets": {SETTINGS[t.dsl][0]: {"version": str(t.text), "source": str(t.source)}
                         for t in (targets.triton, targets.cute, targets.cutile)},
             "severity": {key: value.value for key, value in settings.severity}, "excluded": excluded,
+            "output-format": settings.output_format,
             "selected-rules": sorted(selected), "rules-run": sorted(options.codes),
         }, indent=2))
         return EXIT_CLEAN
     print("\n".join(lines))
     return EXIT_CLEAN
+
+
+def _configured_style(args, settings) -> None:
+    """The configuration's ``output-format`` applies to the text format when the command line
+    names none (after the options are validated: it never clashes with ``--format json``)."""
+    if args.output_style is None and args.format == "text" and not args.show_source:
+        args.output_style = settings.output_format
 
 
 def _check_reporting_options(args) -> None:
@@ -382,6 +392,7 @@ def _check(args) -> int:
             return fix_stdin(args, name, source, options)
     else:
         settings = _settings(args)
+        _configured_style(args, settings)
         _publish_docs_url(settings)
         selected_codes(settings, rules)  # validates selectors before any work
         files = _files(args, settings)

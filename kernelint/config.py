@@ -33,7 +33,9 @@ CONFIG_NAMES = ("kernelint.toml", "pyproject.toml")
 VERSION_KEYS = {"triton-version": "triton", "cutlass-dsl-version": "cute", "cuda-tile-version": "cutile"}
 _KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "target-arch",
          "docs-url",
-         "severity")
+         "severity", "output-format")
+#: ``output-format``: the text format's shape on a terminal (``kernelint.output.text``).
+OUTPUT_FORMATS = ("full", "concise")
 
 
 class ConfigError(Exception):
@@ -58,6 +60,9 @@ class Settings:
     #: ``docs-url``: where the team publishes the rule docs, ``{code}`` standing for the rule's
     #: code (``kernelint.docs.rule_url``); None: findings carry no address, the docs travel with the tool.
     docs_url: str | None = None
+    #: ``output-format``: ``full`` or ``concise`` text wherever it is written; None: full on a
+    #: terminal, concise in a pipe or a file (``--output-format`` overrides it).
+    output_format: str | None = None
 
     def overridden(self, **changes) -> "Settings":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -203,6 +208,10 @@ def read_settings(path: Path) -> Settings:
         raise ConfigError(str(error)) from None
     target_versions = _target_versions(table, path)
     docs_url = _docs_url(table.get("docs-url"), path)
+    output_format = table.get("output-format")
+    if output_format is not None and output_format not in OUTPUT_FORMATS:
+        raise ConfigError(f"{path}: output-format must be one of {', '.join(repr(f) for f in OUTPUT_FORMATS)}, "
+                          f"not {output_format!r}")
     exclude = _patterns(_strings(table, "exclude", path) + _strings(table, "extend-exclude", path),
                         "exclude", path)
     _patterns(tuple(per_file), "per-file-ignores", path)
@@ -219,6 +228,7 @@ def read_settings(path: Path) -> Settings:
         exclude=exclude,
         target_arch=target_arch,
         docs_url=docs_url,
+        output_format=output_format,
         target_versions=target_versions,
         severity=severity,
         root=path.parent,

@@ -288,3 +288,17 @@ def test_the_readme_full_format_example_is_what_the_command_prints():
     example = readme[start:readme.index("```", start)]
     printed = _check(root, "--output-format", "full", "--color", "never", target).stdout
     assert printed.startswith(example), printed
+
+
+def test_output_format_in_the_configuration(tmp_path):
+    write(tmp_path, {"k.py": KERNEL, "pyproject.toml": '[tool.kernelint]\noutput-format = "full"\n'})
+    assert "KL104 [error]" in _check(tmp_path, "k.py").stdout  # full, though piped
+    assert _check(tmp_path, "--output-format", "concise", "k.py").stdout.splitlines()[0].endswith("[erf-needs-fp32]")
+    assert json.loads(_check(tmp_path, "--format", "json", "k.py").stdout)[0]["code"] == "KL104"
+    stdin = subprocess.run([sys.executable, "-m", "kernelint", "check", "-", "--stdin-filename", "k.py"],
+                           input=KERNEL, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=_env())
+    assert "KL104 [error]" in stdin.stdout and "= help:" in stdin.stdout
+    assert "output-format: full" in _check(tmp_path, "--show-settings", "k.py").stdout
+    (tmp_path / "pyproject.toml").write_text('[tool.kernelint]\noutput-format = "fancy"\n')
+    result = _check(tmp_path, "k.py")
+    assert result.returncode == 2 and "output-format must be one of 'full', 'concise', not 'fancy'" in result.stderr
