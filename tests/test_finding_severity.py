@@ -153,6 +153,7 @@ def _tool(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return result
 
 
+@pytest.mark.full  # the real pylint/flake8: the full tier
 def test_pylint_and_flake8_report_both_severities(project):
     pytest.importorskip("pylint")
     pytest.importorskip("flake8")
@@ -169,6 +170,7 @@ def test_pylint_and_flake8_report_both_severities(project):
     assert sorted(flake8.stdout.split()) == sorted([f"{INFO_LINE}|KL303", f"{ERROR_LINE}|KL303"])
 
 
+@pytest.mark.full  # the real pylint/flake8: the full tier
 def test_pylint_disables_the_quieter_message_by_its_own_symbol(project):
     pytest.importorskip("pylint")
     write(project, {"pyproject.toml": '[tool.kernelint]\nselect = ["KL303"]\n'})

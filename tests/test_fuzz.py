@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.full  # hypothesmith programs: the full tier
+
 from conftest import ROOT
 
 from kernelint.engine import Options, check_source

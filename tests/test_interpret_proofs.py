@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.full  # torch and Triton's interpreter: the full tier
+
 from conftest import pair_dirs
 from kernelint.prove.manifest import load_pair, tomllib
 

@@ -8,6 +8,8 @@ import zipfile
 
 import pytest
 
+pytestmark = pytest.mark.full  # builds the wheel with `build`: the full tier
+
 from conftest import ROOT, pair_dirs
 
 pytest.importorskip("build")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.full  # the real pre-commit: the full tier
+
 from conftest import ROOT
 from test_cli import write
 

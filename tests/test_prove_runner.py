@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.full  # runs throwaway pairs with torch on the CPU: the full tier
+
 from kernelint.prove.manifest import load_pair
 from kernelint.prove.runner import Options, judge_pair, run_pair
 

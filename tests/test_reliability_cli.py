@@ -236,6 +236,7 @@ def _plugin_tree(tree: Path) -> Path:
     return tree
 
 
+@pytest.mark.full  # the real flake8/pylint: the full tier
 def test_flake8_survives_odd_files_and_a_broken_config(tree):
     pytest.importorskip("flake8")
     root = _plugin_tree(tree)
@@ -246,6 +247,7 @@ def test_flake8_survives_odd_files_and_a_broken_config(tree):
     assert "KL002 kernelint configuration error" in result.stdout
 
 
+@pytest.mark.full  # the real flake8/pylint: the full tier
 def test_pylint_survives_odd_files_and_a_broken_config(tree):
     pytest.importorskip("pylint")
     root = _plugin_tree(tree)

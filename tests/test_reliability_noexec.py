@@ -120,6 +120,7 @@ def test_cli_runs_nothing_when_files_are_named(trap):
     _nothing_ran(sentinel, listener)
 
 
+@pytest.mark.full  # the real flake8/pylint: the full tier
 def test_flake8_plugin_runs_nothing(trap):
     pytest.importorskip("flake8")
     root, sentinel, listener = trap
@@ -129,6 +130,7 @@ def test_flake8_plugin_runs_nothing(trap):
     _nothing_ran(sentinel, listener)
 
 
+@pytest.mark.full  # the real flake8/pylint: the full tier
 def test_pylint_plugin_runs_nothing(trap):
     pytest.importorskip("pylint")
     root, sentinel, listener = trap

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from test_prove_runner import CPU, DIES, HANGS, OFFSET, make_pair
 
 from kernelint.prove.manifest import load_pair
 from kernelint.prove.runner import run_pair
+
+pytestmark = pytest.mark.full  # runs throwaway pairs with torch on the CPU: the full tier
 
 
 def test_pairs_after_a_hang_and_a_crash_run_normally(tmp_path):

@@ -19,10 +19,16 @@ from kernelint import runner
 from kernelint.engine import Options
 from kernelint.rules import all_rules
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads worker pids from /proc")
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads worker pids from /proc"),
+    pytest.mark.full,  # minutes of real kernelint runs on two cores: CI's full tier (.ci/run)
+]
 
 #: Generous: the CI machine has two cores and runs other tests at the same time.
 TIMEOUT = 300
+#: Workers must be gone within this long of kernelint's end (recorded: under 0.1 s on an idle
+#: machine); generous, because two busy cores can leave a dying process unscheduled for seconds.
+GONE_S = 30.0
 FILES = runner._PARALLEL_THRESHOLD + 4  # fewer files are checked without workers
 KERNELS_PER_FILE = 30  # about 0.1 s of checking per file: the run lasts seconds, not milliseconds
 
@@ -59,11 +65,40 @@ def children(pid: int) -> list[int]:
         return []
 
 
-def running(pid: int) -> bool:
+def state(pid: int) -> str | None:
+    """The process's state letter from /proc (R, S, T stopped, Z zombie ...); None once reaped."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        return False
+        return None
+
+
+def running(pid: int) -> bool:
+    return state(pid) not in (None, "Z", "X")
+
+
+def wait_until(condition, what: str, seconds: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds} s: {what}"
+        time.sleep(0.01)
+
+
+def hold_mid_run(process: subprocess.Popen, workers: list[int]) -> None:
+    """Stop kernelint (SIGSTOP) while its workers are alive, so that a signal sent now is sure to
+    arrive mid-run whatever the load: a stopped kernelint hands out no more work and cannot
+    finish, and its workers are stopped only by kernelint itself at the end of the run. The
+    caller sends its signal, then ``resume`` lets kernelint take it."""
+    os.kill(process.pid, signal.SIGSTOP)
+    wait_until(lambda: state(process.pid) in ("T", "t"), "kernelint stopped")
+    assert all(running(pid) for pid in workers), "the workers ended before kernelint was stopped"
+
+
+def resume(process: subprocess.Popen) -> None:
+    try:
+        os.kill(process.pid, signal.SIGCONT)
+    except ProcessLookupError:  # SIGKILL needs no resuming
+        pass
 
 
 def start(root: Path, *args: str, cache: Path | None = None) -> subprocess.Popen:
@@ -73,7 +108,16 @@ def start(root: Path, *args: str, cache: Path | None = None) -> subprocess.Popen
     command = [sys.executable, "-m", "kernelint", "check", "-j", "2", "--select", "ALL", "--format", "json",
                *args, "."]
     return subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=default_signal_handling)
+
+
+def default_signal_handling() -> None:
+    """kernelint as a terminal starts it. A process started in the background by a shell without
+    job control, or under nohup, inherits SIGINT and SIGHUP ignored, and kernelint rightly keeps
+    them ignored (Python does not install its Ctrl-C handler over an inherited SIG_IGN): a test
+    run that way used to see kernelint finish its run, exit 1, after the signal."""
+    for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
 
 
 def wait_for_workers(process: subprocess.Popen, count: int = 2) -> list[int]:
@@ -83,7 +127,7 @@ def wait_for_workers(process: subprocess.Popen, count: int = 2) -> list[int]:
         if len(workers) >= count:
             return workers
         assert process.poll() is None, "kernelint ended before its workers started"
-        time.sleep(0.02)
+        time.sleep(0.01)
     raise AssertionError("no worker processes appeared")
 
 
@@ -119,13 +163,14 @@ def test_a_signal_to_kernelint_ends_every_worker_and_keeps_the_cache_right(slow_
     process = start(slow_tree, cache=cache)
     workers = wait_for_workers(process)
     try:
-        time.sleep(0.3)  # mid-run: the workers are checking files
+        hold_mid_run(process, workers)
         os.kill(process.pid, getattr(signal, name))
         sent = time.monotonic()
-        out, err = process.communicate(timeout=60)  # returns only once nobody holds stdout/stderr
+        resume(process)
+        out, err = process.communicate(timeout=TIMEOUT)  # returns only once nobody holds stdout/stderr
         assert process.returncode == SIGNALS[name], err
         assert "Traceback" not in err
-        assert gone_within(workers, 5.0) == []
+        assert gone_within(workers, GONE_S) == []
         print(f"\n{name}: output closed and {len(workers)} workers gone {time.monotonic() - sent:.2f} s after it")
         assert not list(cache.glob(".index-*.tmp"))
         assert cached_run(slow_tree, cache) == reference  # no half-written entry is served
@@ -140,8 +185,9 @@ def test_a_worker_killed_mid_run_costs_nothing(slow_tree, reference):
     process = start(slow_tree, "--no-cache")
     workers = wait_for_workers(process)
     try:
-        time.sleep(0.5)
+        hold_mid_run(process, workers)
         os.kill(workers[0], signal.SIGKILL)
+        resume(process)
         out, err = process.communicate(timeout=TIMEOUT)
         assert process.returncode == 1, err
         assert "Traceback" not in err
@@ -170,7 +216,7 @@ def test_a_file_that_kills_its_worker_twice_is_reported_as_not_checked(tmp_path,
     Path(killer).write_text("import triton\n")
     jobs.insert(17, (killer, options, None))
     results = runner._run(jobs, 2)
-    by_path = {job[0]: findings for job, (_, findings) in zip(jobs, results)}
+    by_path = {job[0]: result[1] for job, result in zip(jobs, results)}
     assert [f.code for f in by_path[killer]] == ["KL002"]
     assert "died 2 times" in by_path[killer][0].message and "signal 9" in by_path[killer][0].message
     assert all([f.code for f in by_path[path]] == ["KL003"] for path, _, _ in jobs if path != killer)
@@ -182,7 +228,7 @@ def test_workers_are_stopped_after_a_normal_run(tmp_path):
     before = set(children(os.getpid()))
     options = Options(frozenset(rule.code for rule in all_rules()))
     runner._run([(str(path), options, None) for path in sorted(tmp_path.glob("*.py"))], 2)
-    assert gone_within(sorted(set(children(os.getpid())) - before), 5.0) == []
+    assert gone_within(sorted(set(children(os.getpid())) - before), GONE_S) == []
 
 
 #: Moments after the workers start at which SIGINT is sent (seconds); CI takes three.
@@ -194,13 +240,13 @@ def _interrupt_at(root: Path, delay: float) -> None:
     process = start(root, "--no-cache")
     workers = wait_for_workers(process)
     try:
-        time.sleep(delay)
+        time.sleep(delay)  # a moment, not a condition: the run may have finished (exit 1)
         os.kill(process.pid, signal.SIGINT)
         sent = time.monotonic()
-        out, err = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=TIMEOUT)
         assert process.returncode in (1, 2), err  # 1: the run had already finished
         assert "Traceback" not in err
-        assert gone_within(workers, 5.0) == []
+        assert gone_within(workers, GONE_S) == []
         print(f"\nSIGINT at +{delay} s: exit {process.returncode}, all gone {time.monotonic() - sent:.2f} s after it")
     finally:
         cleanup(workers)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.full  # the real flake8 and pylint: the full tier
+
 from test_cli import write
 from test_frontends import STALE, cli_paths, flake8_paths, pylint_paths
 
