@@ -50,7 +50,7 @@ def test_one_file_another_effect_under_another_target(fixture):
 
 def test_every_version_rule_has_a_two_way_fixture():
     codes = {f.code for f in TWO_WAY + INFO_UNDER + MESSAGE_UNDER}
-    assert {"KL106", "KL116", "KL131", "KL132", "KL133", "KL305", "KL319"} <= codes
+    assert {"KL106", "KL116", "KL131", "KL132", "KL133", "KL305", "KL319", "KL406"} <= codes
 
 
 @pytest.mark.parametrize("requirement, version, how", [
