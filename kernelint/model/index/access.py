@@ -82,7 +82,7 @@ class BlockPointer:
     shape: tuple[Poly | None, ...]
     strides: tuple[Poly | None, ...]
     offsets: tuple[Poly | None, ...]
-    block_shape: tuple[int | None, ...]
+    block_shape: tuple[Poly | None, ...]
     descriptor: bool = False
 
 
@@ -478,8 +478,5 @@ def _block_of(ctx: "FileContext", evaluator: _Evaluator, expr: ast.AST | None) -
             break
         offsets = tuple(o + s if o is not None and s is not None else None
                         for o, s in zip(offsets, (evaluator.value(e) for e in step.elts)))
-    block_shape = signature_argument(expr, signature, "block_shape")
-    shape_values = tuple(ctx.resolve_int(e) for e in block_shape.elts) \
-        if isinstance(block_shape, (ast.Tuple, ast.List)) else ()
-    return BlockPointer(expr, pointer, polys("shape"), polys("strides"), offsets, shape_values,
+    return BlockPointer(expr, pointer, polys("shape"), polys("strides"), offsets, polys("block_shape"),
                         descriptor=name == triton.MAKE_TENSOR_DESCRIPTOR)

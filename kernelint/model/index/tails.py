@@ -117,3 +117,59 @@ def _checks_divisibility(site) -> bool:
             if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
                 return True
     return False
+
+
+@dataclass(frozen=True)
+class BlockPastTheEnd:
+    """A block-pointer access whose block passes the extent of dimension ``dim`` unchecked."""
+
+    access: Access
+    dim: int
+    extent: str
+    block: int
+    excess: int
+    where: str
+
+
+def block_past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[BlockPastTheEnd]:
+    """``tl.load``/``tl.store`` of a ``tl.make_block_ptr`` block without ``boundary_check`` on a
+    dimension whose extent is a run-time size the block can pass under a launch of the project
+    (tensor descriptors are bounds-checked by the hardware and left out)."""
+    index = kernel_index(ctx, kernel)
+    candidates = [a for a in index.accesses if a.kind.startswith("block_") and a.block is not None
+                  and not a.block.descriptor and a.boundary_check is not None
+                  and _unguarded(ctx, kernel, a.node)]
+    if not candidates:
+        return []
+    sites = [s for s in ctx.project.launches_of(kernel, ctx)[:_MAX_SITES] if not _checks_divisibility(s)]
+    bounds = [bind(index, site) for site in sites]
+    found: list[BlockPastTheEnd] = []
+    for access in candidates:
+        block = access.block
+        if not (len(block.shape) == len(block.offsets) == len(block.block_shape)):
+            continue
+        for dim, (extent, offset, size) in enumerate(zip(block.shape, block.offsets, block.block_shape)):
+            if dim in access.boundary_check or extent is None or offset is None or size is None:
+                continue
+            result = next((r for r in (_block_excess(b, extent, offset, size) for b in bounds) if r), None)
+            if result is not None:
+                found.append(BlockPastTheEnd(access, dim, result[0], result[3], result[1], result[2]))
+    return found
+
+
+def _block_excess(bound: Bound, extent: sx.Poly, offset: sx.Poly, size_poly: sx.Poly):
+    block = bound.host(size_poly)
+    if not block.is_const or block.constant <= 0:
+        return None
+    size = block.constant
+    host_extent = bound.host(extent)
+    if not any(shapes.growth(n) in (shapes.DATA, shapes.DIM, shapes.DATADEP)
+               for leaf in shapes.leaves(host_extent) for n in leaf):
+        return None  # a constant or tuning extent: its multiple of the block is the author's choice
+    reach = bound.symbols.upper(bound.host(offset))
+    if reach is None:
+        return None
+    excess = sx.add(sx.add(reach, sx.const(size - 1)), sx.add(host_extent, sx.ONE, -1), -1)
+    if not excess.is_const or excess.constant <= 0:
+        return None
+    return shapes.render(host_extent), excess.constant, bound.site.where, size
