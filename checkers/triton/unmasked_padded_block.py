@@ -78,7 +78,7 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
                 if rounded is None:
                     continue
                 kernel, blocks, sized = padded.setdefault(id(launch.kernel.node), (launch.kernel, {}, set()))
-                blocks.setdefault(name, rounded)
+                blocks.setdefault(name, value if isinstance(value, ast.Call) else rounded)
                 sized |= {p for p, tensor in bound.items() if self._allocated_with(ctx, tensor, value)}
         for kernel, blocks, sized in padded.values():
             for access in memory.accesses(ctx, kernel):
@@ -110,9 +110,11 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
                     and ctx.resolve_int(node.args[0]) is None)
 
         def bounded(node):
-            """``min(64, next_power_of_2(K))`` caps the block at a size the kernel loops over."""
+            """``min(64, next_power_of_2(K))`` caps the block at a size the kernel loops over. A
+            ``max`` does not: ``max(16, next_power_of_2(n))`` is at least the rounded size, so its
+            padding lanes are still there (the seed's form)."""
             return isinstance(node, ast.Lambda) or (
-                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"))
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "min")
 
         return dataflow.reaches(ctx, value, match, prune=bounded)
 
