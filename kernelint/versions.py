@@ -302,14 +302,40 @@ def _environment_yml(root: Path) -> list[Pin]:
     return pins
 
 
+def _pin_files(root: Path) -> list[Path]:
+    files = [root / name for name in ("pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml")]
+    files += sorted(root.glob("requirements*.txt"))
+    folder = root / "requirements"
+    if folder.is_dir():
+        files += sorted(folder.glob("*.txt"))
+    return files
+
+
+def _stamp(root: Path) -> tuple:
+    """What the pins depend on: each pin file's name, size and modification time, so an edited
+    pin is read again by a long-running process (the language server, a watch loop)."""
+    stamp = []
+    for path in _pin_files(root):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        stamp.append((path.name, info.st_size, info.st_mtime_ns))
+    return tuple(stamp)
+
+
 @lru_cache(maxsize=64)
-def project_pins(root: Path) -> tuple[Pin, ...]:
-    """Every requirement a project writes down, in the order the module docstring gives."""
+def _project_pins(root: Path, stamp: tuple) -> tuple[Pin, ...]:
     py_main, py_extras = _pyproject(root)
     setup_main, setup_extras = _setup_py(root)
     cfg_main, cfg_extras = _setup_cfg(root)
     return tuple([*py_main, *setup_main, *cfg_main, *_requirement_files(root), *py_extras, *setup_extras,
                   *cfg_extras, *_environment_yml(root)])
+
+
+def project_pins(root: Path) -> tuple[Pin, ...]:
+    """Every requirement a project writes down, in the order the module docstring gives."""
+    return _project_pins(root, _stamp(root))
 
 
 def pinned(dsl: str, root: Path | None) -> Target | None:
@@ -365,10 +391,15 @@ def _project_root(path: str | os.PathLike) -> Path | None:
     return project_root(path)
 
 
+@lru_cache(maxsize=4096)
+def _root_of(directory: Path) -> Path | None:
+    return _project_root(directory / "__file__.py")
+
+
 @lru_cache(maxsize=1024)
-def _resolved(directory: Path, configured: tuple[tuple[str, str, str], ...]) -> Targets:
+def _resolved(directory: Path, configured: tuple[tuple[str, str, str], ...], stamp: tuple) -> Targets:
     given = {dsl: configured_target(dsl, text, where) for dsl, text, where in configured}
-    root = _project_root(directory / "__file__.py")
+    root = _root_of(directory)
     chosen = []
     for dsl in ("triton", "cute", "cutile"):
         chosen.append(given.get(dsl) or pinned(dsl, root) or installed(dsl) or newest(dsl))
@@ -379,7 +410,8 @@ def targets_for(path: str | os.PathLike, configured: tuple[tuple[str, str, str],
     """The targets of the file at ``path``; ``configured`` holds ``(dsl, version, where)`` for each
     DSL the settings fix (``Settings.target_versions``)."""
     directory = Path(os.path.abspath(path)).parent
-    return _resolved(directory, tuple(configured))
+    root = _root_of(directory)
+    return _resolved(directory, tuple(configured), _stamp(root) if root is not None else ())
 
 
 def targets_for_settings(path: str | os.PathLike, settings) -> Targets:

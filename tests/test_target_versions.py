@@ -155,3 +155,14 @@ def test_findings_follow_the_pinned_release(tmp_path):
         codes[pin] = result.stdout
     assert "KL131" not in codes["3.3.1"]
     assert "KL131" in codes["3.4.0"] and "Triton 3.4.0 (pinned: triton==3.4.0 in requirements.txt)" in codes["3.4.0"]
+
+
+def test_an_edited_pin_is_read_again(tmp_path):
+    """A long-running process (the language server) sees a pin change without a restart."""
+    import os
+
+    write(tmp_path, {"requirements.txt": "triton==3.3.1\n", "setup.py": "", "k.py": ""})
+    assert targets_for(tmp_path / "k.py").triton.text == "3.3.1"
+    (tmp_path / "requirements.txt").write_text("triton==3.4.0\n", encoding="utf-8")
+    os.utime(tmp_path / "requirements.txt", ns=(1, 10**18))
+    assert targets_for(tmp_path / "k.py").triton.text == "3.4.0"
