@@ -97,10 +97,24 @@ while group < high:
                 return
 
 
+def _condition_parts(condition, ctx, depth: int = 3) -> list[ast.AST]:
+    """``condition`` and, through names, the expressions it was computed from: the seed's form
+    names the condition on its own line (``found = start <= tile; g = tl.where(found, i, g)``)."""
+    parts = [condition]
+    if depth <= 0:
+        return parts
+    for name in (n for n in ast.walk(condition) if isinstance(n, ast.Name)):
+        for value in ctx.values_of(name):
+            if value is not None and not isinstance(value, ast.Name):
+                parts += _condition_parts(value, ctx, depth - 1)
+    return parts
+
+
 def _orders_against_bound(condition, bounds: set[str], index: str, ctx) -> bool:
     """``condition`` compares (``<``, ``<=``, ``>``, ``>=``) something with a loaded group bound:
     groups are found by position among sorted offsets, not by equality (a table lookup)."""
-    for compare in (n for n in ast.walk(condition) if isinstance(n, ast.Compare)):
+    compares = [n for part in _condition_parts(condition, ctx) for n in ast.walk(part) if isinstance(n, ast.Compare)]
+    for compare in compares:
         if all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in compare.ops) and any(
             (isinstance(n, ast.Name) and n.id in bounds) or _indexed_load(n, index, ctx)
             for operand in (compare.left, *compare.comparators) for n in ast.walk(operand)
