@@ -81,3 +81,32 @@ def test_kl135_follows_target_arch(target, reported):
     source = GEMM.replace("STAGES", ", num_stages=4")
     findings = check_source("gemm.py", source, Options(frozenset({"KL135"}), target))
     assert bool(findings) is reported
+
+
+TUNED = '''
+import triton
+import triton.language as tl
+
+BASE = [triton.Config({"BM": 128, "BK": 64}, num_stages=3)]
+
+
+@triton.autotune(configs=BASE + [triton.Config({"BM": bm, "BK": 32}, num_stages=s, num_warps=w)
+                                 for bm in (64, 128) for s in range(2, 4) for w in [4]FILTER],
+                 key=["K"])
+@triton.jit
+def k(x, K, BM: tl.constexpr, BK: tl.constexpr):
+    pass
+'''
+
+
+@pytest.mark.parametrize("filter_clause, filtered", [("", False), (" if bm * s < 300", True)])
+def test_tuned_configs_expand_comprehensions(filter_clause, filtered):
+    from kernelint.model.autotune import tuned_configs
+
+    source = TUNED.replace("FILTER", filter_clause)
+    ctx = FileContext("tuned.py", source, ast.parse(source), [])
+    configs, was_filtered = tuned_configs(ctx, ctx.kernels[0].autotune.node)
+    assert was_filtered is filtered
+    assert [(c.values["BM"], c.values["BK"], c.options["num_stages"]) for c in configs] == [
+        (128, 64, 3), (64, 32, 2), (64, 32, 3), (128, 32, 2), (128, 32, 3)]
+    assert configs[1].bound == {"bm": 64, "s": 2, "w": 4} and configs[1].options["num_warps"] == 4

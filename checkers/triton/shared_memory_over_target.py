@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from kernelint.findings import Severity
-from kernelint.model.shared_memory import estimates
+from kernelint.model.shared_memory import worst_per_setting
 from kernelint.rules import Report, Rule
 from kernelint.targets import shared_memory_limit
 
@@ -13,6 +13,7 @@ class SharedMemoryOverTarget(Rule):
     family = "triton-resources"
     dsl = "triton"
     severity = Severity.ERROR
+    other_severities = (Severity.INFO,)
     default_enabled = True
     evidence_class = "compile"
     summary = ("A fixed launch, or every literal autotune config, of a Triton kernel needs more shared memory "
@@ -20,14 +21,17 @@ class SharedMemoryOverTarget(Rule):
     wants_finish = True
     doc = """
 ## What it does
-Estimates, per launch (`kernel[grid](..., BLOCK_M=128, BLOCK_K=64, num_stages=4)`) and per literal
-`triton.Config({...}, num_stages=...)`, the shared memory the software pipeline of each K loop
-needs: `num_stages` copies of every tile a `tl.dot` in a `for` loop reads with `tl.load` in that
-loop, tile sizes from the `tl.arange`s or the block pointer's `block_shape` under the values the
-launch or config fixes, element sizes from the host tensors passed (1 byte, the least a dot
-operand has, where they cannot be followed). It reports a launch whose estimate is over the
-target's limit, and an autotuned kernel whose literal configs are all over it (the autotuner
-skips a config that does not fit, but with none left the launch fails).
+Estimates, per launch (`kernel[grid](..., BLOCK_M=128, BLOCK_K=64, num_stages=4)`) and per
+autotune config (a literal list of `triton.Config({...}, num_stages=...)`, comprehensions over
+literal lists and ranges, concatenations of those), the shared memory the software pipeline of
+each K loop needs: `num_stages` copies of every tile a `tl.dot` in a `for` loop reads with
+`tl.load` in that loop, tile sizes from the `tl.arange`s or the block pointer's `block_shape`
+under the values the launch or config fixes, element sizes from the host tensors passed (1 byte,
+the least a dot operand has, where they cannot be followed). It reports a launch whose estimate
+is over the target's limit, and an autotuned kernel whose configs are all over it (the autotuner
+skips a config that does not fit, but with none left the launch fails). A config that is over
+while others fit is reported at info: it never runs on that target, and the autotuner compiles
+it for nothing each time it tunes (not when a comprehension filter decides which configs exist).
 
 The limit is `target-arch`'s (sm_80 and sm_87: 166,912 bytes; sm_86, sm_89, sm_120: 101,376;
 sm_75: 65,536; sm_90 and sm_100: 232,448); with no `target-arch`, the largest any GPU has, so
@@ -76,21 +80,41 @@ matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=256, BLOCK_N=256, BLOCK_K=64, num_
         for kernel in ctx.kernels:
             if kernel.dsl != "triton":
                 continue
-            worst: dict[int, object] = {}
-            for estimate in estimates(ctx, kernel):
-                key = id(estimate.setting.site)
-                if key not in worst or estimate.bytes > worst[key].bytes:
-                    worst[key] = estimate
-            launches = [e for e in worst.values() if not e.setting.config]
-            configs = [e for e in worst.values() if e.setting.config]
-            for estimate in launches:
-                if estimate.bytes > limit:
-                    yield Report(estimate.setting.site, _message(kernel.name, estimate, limit, target, "this launch"))
-            if configs and all(e.bytes > limit for e in configs):
-                smallest = min(configs, key=lambda e: e.bytes)
-                yield Report(kernel.autotune.node, _message(kernel.name, smallest, limit, target,
-                                                            f"every one of its {len(configs)} autotune configs "
-                                                            f"(the smallest)"))
+            found = worst_per_setting(ctx, kernel)
+            for setting, estimate in found:
+                if not setting.config and estimate is not None and estimate.bytes > limit:
+                    yield Report(setting.site, _message(kernel.name, estimate, limit, target, "this launch"))
+            configs = [(s, e) for s, e in found if s.config]
+            if not configs:
+                continue
+            over = [e for _, e in configs if e is not None and e.bytes > limit]
+            if len(over) == len(configs):
+                smallest = min(over, key=lambda e: e.bytes)
+                yield Report(kernel.autotune.node, _message(
+                    kernel.name, smallest, limit, target, f"every one of its {len(configs)} autotune configs (the smallest)"))
+            elif over and not any(s.filtered for s, _ in configs):
+                yield from _dead_configs(kernel.name, over, limit, target)
+
+
+def _dead_configs(kernel: str, over: list, limit: int, target: str):
+    """One info report per ``triton.Config`` call with configs that can never run on the target
+    (a config counted once however many launches it is tuned under)."""
+    by_site: dict[int, dict[tuple, object]] = {}
+    for estimate in over:
+        variants = by_site.setdefault(id(estimate.setting.site), {})
+        key = tuple(sorted(estimate.setting.bound.items()))
+        if key not in variants or estimate.bytes < variants[key].bytes:
+            variants[key] = estimate
+    for variants in by_site.values():
+        smallest = min(variants.values(), key=lambda e: e.bytes)
+        several = len(variants) > 1
+        count = f"{len(variants)} of the configs this builds" if smallest.setting.bound else "this config"
+        bound = ", ".join(f"{k}={v}" for k, v in smallest.setting.bound.items())
+        yield Report(smallest.setting.site, (
+            f"`{kernel}`: {count} ({bound or 'as written'}) {'need' if several else 'needs'} at least "
+            f"{smallest.bytes:,} B of shared memory for the pipeline, over the {limit:,} B {target} allows: "
+            f"the autotuner compiles and skips {'them' if several else 'it'} on every call with new keys; "
+            f"drop or shrink {'them' if several else 'it'} for this target"), severity=Severity.INFO)
 
 
 def _message(kernel: str, estimate, limit: int, target: str, what: str) -> str:

@@ -5,10 +5,12 @@ for the autotune rules; unreadable lists give None, so a rule can stay silent.""
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import triton
+from kernelint.model.values import fold_int
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -145,3 +147,112 @@ def _builder_sets_hook(ctx: "FileContext", call: ast.Call) -> bool:
             if _sets_hook(hook) and not (isinstance(hook, ast.Name) and hook.id in own):
                 return True
     return False
+
+
+@dataclass(frozen=True)
+class TunedConfig:
+    """One ``triton.Config`` an autotune benchmarks: ``site`` is its call (shared by every config
+    a comprehension makes), ``values`` the meta-parameters its dict sets that fold to ints under
+    the comprehension variables, ``options`` likewise for ``num_stages``/``num_warps``/... (absent
+    when the call leaves them out), ``bound`` the comprehension variables' values."""
+
+    site: ast.Call
+    values: dict[str, int]
+    options: dict[str, int]
+    bound: dict[str, int]
+
+
+_MAX_CONFIGS = 4096
+
+
+def tuned_configs(ctx: "FileContext", call: ast.Call) -> tuple[list[TunedConfig], bool] | None:
+    """The configs of autotune ``call``: a literal list, comprehensions over literal lists and
+    ranges, or concatenations of those, each ``triton.Config({...}, ...)`` evaluated per
+    combination of its comprehension variables. The flag is True when a comprehension filter
+    (``if ...``) was ignored, so the list may hold configs the autotuner never sees. None when the
+    configs cannot be read."""
+    configs = signature_argument(call, _SIGNATURE, "configs")
+    expanded = _expand(ctx, configs, {}, 0) if configs is not None else None
+    if expanded is None:
+        return None
+    found, filtered = [], False
+    for config, bound, was_filtered in expanded:
+        filtered = filtered or was_filtered
+        tuned = _evaluate(ctx, config, bound)
+        if tuned is None:
+            return None
+        found.append(tuned)
+    return found, filtered
+
+
+def _expand(ctx: "FileContext", expr: ast.expr, bound: dict[str, int], depth: int):
+    """[(config call, comprehension variables, filtered)] or None."""
+    if depth > 4:
+        return None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = _expand(ctx, expr.left, bound, depth + 1), _expand(ctx, expr.right, bound, depth + 1)
+        return None if left is None or right is None else left + right
+    if isinstance(expr, ast.ListComp):
+        if not _is_config(ctx, expr.elt):
+            return None
+        environments = [(dict(bound), False)]
+        for generator in expr.generators:
+            if not isinstance(generator.target, ast.Name):
+                return None
+            values = _iteration_values(ctx, generator.iter)
+            if values is None:
+                return None
+            environments = [({**env, generator.target.id: v}, filtered or bool(generator.ifs))
+                            for env, filtered in environments for v in values]
+            if len(environments) > _MAX_CONFIGS:
+                return None
+        return [(expr.elt, env, filtered) for env, filtered in environments]
+    elements = _literal_sequence(ctx, expr)
+    if elements is not None:
+        if not all(_is_config(ctx, e) for e in elements):
+            return None
+        return [(e, dict(bound), False) for e in elements]
+    values = list(ctx.values_of(expr))
+    if len(values) == 1 and values[0] is not None and values[0] is not expr:
+        return _expand(ctx, values[0], bound, depth + 1)
+    return None
+
+
+def _is_config(ctx: "FileContext", expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Call) and ctx.qualname(expr.func) == triton.CONFIG
+
+
+def _iteration_values(ctx: "FileContext", iterable: ast.expr) -> list[int] | None:
+    elements = _literal_sequence(ctx, iterable)
+    if elements is not None:
+        values = [ctx.resolve_int(e) for e in elements]
+        return None if None in values else values  # type: ignore[return-value]
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
+        bounds = [ctx.resolve_int(a) for a in iterable.args]
+        if iterable.args and None not in bounds and len(range(*bounds)) <= _MAX_CONFIGS:
+            return list(range(*bounds))
+    return None
+
+
+def _evaluate(ctx: "FileContext", config: ast.Call, bound: dict[str, int]) -> TunedConfig | None:
+    def lookup(name: ast.Name) -> int | None:
+        return bound[name.id] if name.id in bound else ctx.resolve_int(name)
+
+    kwargs = signature_argument(config, triton.SIGNATURES[triton.CONFIG], "kwargs")
+    if not isinstance(kwargs, ast.Dict):
+        return None
+    values = {}
+    for key, value in zip(kwargs.keys, kwargs.values):
+        folded = fold_int(value, lookup) if value is not None else None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and folded is not None:
+            values[key.value] = folded
+    options = {}
+    for option in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+        expr = signature_argument(config, triton.SIGNATURES[triton.CONFIG], option)
+        if expr is None:
+            continue
+        folded = fold_int(expr, lookup)
+        if folded is None:
+            return None
+        options[option] = folded
+    return TunedConfig(config, values, options, bound)

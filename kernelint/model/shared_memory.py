@@ -7,8 +7,8 @@ Triton's pipeliner keeps ``num_stages`` copies in shared memory of each tile a `
 ``metadata.shared`` equals it exactly once the loads are aligned). The estimate counts only those
 tiles, so it is a lower bound: the epilogue, other loads and layout conversions come on top.
 
-A setting is what one launch (``kernel[grid](..., BLOCK_M=128, num_stages=4)``) or one literal
-``triton.Config({...}, num_stages=4)`` fixes: the constexpr values (with the kernel's defaults
+A setting is what one launch (``kernel[grid](..., BLOCK_M=128, num_stages=4)``) or one
+``triton.Config({...}, num_stages=4)`` of a readable config list (``model/autotune.py``) fixes: the constexpr values (with the kernel's defaults
 under them) and ``num_stages`` (Triton's default, 3, when neither says). A tile's element size
 comes from the host tensors the project passes (``model/project/host.py``); where they cannot all
 be followed the estimate takes 1 byte, the least any ``tl.dot`` operand has, and says so.
@@ -16,9 +16,10 @@ be followed the estimate takes 1 byte, the least any ``tl.dot`` operand has, and
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kernelint.model.autotune import tuned_configs
 from kernelint.model.calls import signature_argument
 from kernelint.model.dataflow import is_dot, load_of, reaches
 from kernelint.model.dsl import triton
@@ -39,12 +40,16 @@ _LEAST_ELEMENT_BYTES = 1
 @dataclass(frozen=True)
 class Setting:
     """What one launch or one autotune config fixes. ``site``: the launch call or the
-    ``triton.Config(...)`` call; ``config``: True for a config."""
+    ``triton.Config(...)`` call (one call makes several configs in a comprehension, ``bound``
+    gives its variables); ``config``: True for a config; ``filtered``: the kernel's configs come
+    from a comprehension whose filter was ignored, so this one may never be benchmarked."""
 
     site: ast.Call
     env: dict[str, int]
     num_stages: int
     config: bool
+    bound: dict[str, int] = field(default_factory=dict)
+    filtered: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,40 +94,22 @@ def settings(ctx: "FileContext", kernel: "Kernel") -> list[Setting]:
             if stages is not None:
                 found.append(Setting(launch.node, env, stages, config=False))
         return found
+    tuned = tuned_configs(ctx, kernel.autotune.node)
+    if tuned is None:
+        return []
+    configs, filtered = tuned
     bases = [env for _, env in launches] or [defaults]
     found = []
-    for config, config_env in _literal_configs(ctx, kernel):
-        stages = _stages(ctx, signature_argument(config, triton.SIGNATURES[triton.CONFIG], "num_stages"))
-        if stages is None:
-            continue
+    for config in configs:
+        stages = config.options.get("num_stages", DEFAULT_NUM_STAGES)
         for base in bases:
-            found.append(Setting(config, {**base, **config_env}, stages, config=True))
+            found.append(Setting(config.site, {**base, **config.values}, stages, config=True,
+                                 bound=config.bound, filtered=filtered))
     return found
 
 
 def _stages(ctx: "FileContext", expr: ast.expr | None) -> int | None:
     return DEFAULT_NUM_STAGES if expr is None else ctx.resolve_int(expr)
-
-
-def _literal_configs(ctx: "FileContext", kernel: "Kernel") -> list[tuple[ast.Call, dict[str, int]]]:
-    configs = signature_argument(kernel.autotune.node, triton.SIGNATURES[triton.AUTOTUNE], "configs")
-    values = list(ctx.values_of(configs)) if configs is not None else []
-    if len(values) != 1 or not isinstance(values[0], (ast.List, ast.Tuple)):
-        return []
-    found = []
-    for element in values[0].elts:
-        if not (isinstance(element, ast.Call) and ctx.qualname(element.func) == triton.CONFIG):
-            return []
-        kwargs = signature_argument(element, triton.SIGNATURES[triton.CONFIG], "kwargs")
-        if not isinstance(kwargs, ast.Dict):
-            return []
-        env = {}
-        for key, value in zip(kwargs.keys, kwargs.values):
-            folded = ctx.resolve_int(value)
-            if isinstance(key, ast.Constant) and isinstance(key.value, str) and folded is not None:
-                env[key.value] = folded
-        found.append((element, env))
-    return found
 
 
 def pipelined_loads(ctx: "FileContext", kernel: "Kernel") -> dict[int, tuple[ast.For, list[ast.Call]]]:
@@ -146,14 +133,15 @@ def pipelined_loads(ctx: "FileContext", kernel: "Kernel") -> dict[int, tuple[ast
     return found
 
 
-def estimates(ctx: "FileContext", kernel: "Kernel") -> list[PipelineEstimate]:
-    """The pipeline's shared memory per setting and K loop, where at least one tile's size folds."""
+def estimates(ctx: "FileContext", kernel: "Kernel", among: list[Setting] | None = None) -> list[PipelineEstimate]:
+    """The pipeline's shared memory per setting (``among``, default all of the kernel's) and K
+    loop, where at least one tile's size folds."""
     loops = pipelined_loads(ctx, kernel)
     if not loops:
         return []
     sizes = {id(load): _element_bytes(ctx, kernel, load) for _, loads in loops.values() for load in loads}
     found = []
-    for setting in settings(ctx, kernel):
+    for setting in settings(ctx, kernel) if among is None else among:
         for loop, loads in loops.values():
             tiles, least = [], False
             for load in loads:
@@ -212,3 +200,18 @@ def _element_bytes(ctx: "FileContext", kernel: "Kernel", load: ast.Call) -> tupl
         if all(b is not None for b in bits):
             return max(min(bits) // 8, 1), True  # type: ignore[type-var]
     return _LEAST_ELEMENT_BYTES, False
+
+
+
+def worst_per_setting(ctx: "FileContext", kernel: "Kernel") -> list[tuple[Setting, PipelineEstimate | None]]:
+    """Every setting of ``kernel`` with its largest K-loop estimate (None when no loop's tiles
+    could be sized under it); empty when the kernel has no pipelined ``tl.dot`` loop."""
+    every = settings(ctx, kernel)
+    worst: dict[int, PipelineEstimate] = {}
+    for estimate in estimates(ctx, kernel, every):
+        key = id(estimate.setting)
+        if key not in worst or estimate.bytes > worst[key].bytes:
+            worst[key] = estimate
+    if not worst:
+        return []
+    return [(setting, worst.get(id(setting))) for setting in every]
