@@ -7,6 +7,7 @@ from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
 from kernelint.model import dataflow
 from kernelint.model.dsl import triton
+from kernelint.model.reaching import reaching_definitions
 from kernelint.rules import Report, Rule
 
 
@@ -68,7 +69,7 @@ The claimed 5-15% did not reproduce.
         if operand is None or ctx.kernel_of(node, "triton") is None:
             return
         loops = ctx.loops_of(node)
-        load = dataflow.load_of(ctx, operand)
+        load = self._loaded_tile(operand, ctx)
         if not loops or load is None or loops[0] not in ctx.loops_of(load):
             return
         if (
@@ -112,6 +113,8 @@ The claimed 5-15% did not reproduce.
             return True
         for use in ast.walk(loop):
             if isinstance(use, ast.Name) and use.id == operand.id and isinstance(use.ctx, ast.Load):
+                if cls._reads_the_transpose(use, ctx):
+                    continue  # `a = tl.trans(a)` on its own line: this `a` is the transposed tile
                 parent = ctx.parent(use)
                 metadata = isinstance(parent, ast.Attribute) and parent.attr in ("dtype", "shape")
                 method = ctx.parent(parent) if isinstance(parent, ast.Attribute) and parent.attr in ("trans", "permute") else None
@@ -120,6 +123,29 @@ The claimed 5-15% did not reproduce.
                 ):
                     return False
         return True
+
+    @classmethod
+    def _loaded_tile(cls, operand, ctx):
+        """The ``tl.load`` the transposed tile is: through its one binding, or, when the name is
+        also rebound to its own transpose (``a = tl.load(...)``; ``a = tl.trans(a)``), through
+        the one other binding that reaches the transpose."""
+        load = dataflow.load_of(ctx, operand)
+        if load is not None or not isinstance(operand, ast.Name):
+            return load
+        others = [d for d in reaching_definitions(ctx, operand)
+                  if not (d.kind == "assign" and d.value is not None and cls._transposed(d.value, ctx) is not None)]
+        if len(others) == 1 and others[0].kind == "assign" and others[0].value is not None:
+            return dataflow.load_of(ctx, others[0].value)
+        return None
+
+    @classmethod
+    def _reads_the_transpose(cls, use, ctx) -> bool:
+        """Every binding that reaches ``use`` rebinds the name to its own transpose (the seed's
+        ``a = tl.trans(a)`` before ``tl.dot(a, b, acc)``)."""
+        definitions = reaching_definitions(ctx, use)
+        return bool(definitions) and all(
+            d.kind == "assign" and d.value is not None and cls._transposed(d.value, ctx) is not None
+            for d in definitions)
 
     @staticmethod
     def _feeds_dot(node, loop, ctx):
