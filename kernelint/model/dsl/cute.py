@@ -212,7 +212,8 @@ IF_TRACED_AT_RUN_TIME = "plain if/while in @cute.jit code is traced as a run-tim
 
 _API_LOG = "CUTLASS media/docs/pythonDSL/cute_dsl_api/changelog.rst"
 _CHANGELOG = "CUTLASS CHANGELOG.md"
-_WHEELS = "nvidia-cutlass-dsl wheel sources compared release by release (4.2.1, 4.3.0, 4.4.0, 4.5.0, 4.8.1)"
+_WHEELS = ("nvidia-cutlass-dsl wheel sources compared release by release (4.2.1, 4.3.0, 4.4.0, 4.5.0, 4.6.0, "
+           "4.7.0, 4.8.1)")
 
 #: When CuTe DSL APIs and behaviours appeared, were deprecated, removed or changed.
 API_CHANGES: tuple[ApiChange, ...] = (
@@ -233,9 +234,9 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("cutlass.cute.core.ThrCopy", REMOVED, "4.6.0", _CHANGELOG + " 4.6.0 ('cute.core.ThrCopy, please use "
               "cute.ThrCopy instead')", replacement="cutlass.cute.ThrCopy", mechanical=True),
     ApiChange(RANGE_DYNAMIC, DEPRECATED, "4.1.0", _API_LOG + " 4.1.0 ('Deprecated cutlass.range_dynamic, please "
-              "replace with range or cutlass.range')", replacement="range or cutlass.range"),
+              "replace with range or cutlass.range'); still defined in 4.8.1", replacement="range or cutlass.range"),
     ApiChange(DYNAMIC_EXPR, DEPRECATED, "4.1.0", _API_LOG + " 4.1.0 ('Deprecated cutlass.dynamic_expr, please "
-              "remove it')", replacement="the bare expression"),
+              "remove it'); still defined in 4.8.1", replacement="the bare expression"),
     *(ApiChange(f"cutlass.utils.{helpers}.SMEM_CAPACITY", DEPRECATED, "4.1.0", _API_LOG + " 4.1.0 "
                 "('<arch>_utils.SMEM_CAPACITY[\"<arch_str>\"] is now deprecated')",
                 replacement="cutlass.utils.get_smem_capacity_in_bytes")
