@@ -5,28 +5,9 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_static import loop_variables, low_precision_value
+from kernelint.model.cute_static import low_precision_value
+from kernelint.model.loops import carried_sum
 from kernelint.rules import Report, Rule
-
-
-def _accumulated_name(node: ast.AST) -> tuple[str, ast.expr] | None:
-    """``(name, target)`` when ``node`` adds into ``name`` or ``name[i]``: ``acc += x``,
-    ``acc = acc + x``, ``acc[i] += x``, ``acc[i] = acc[i] + x``."""
-    if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
-        target = node.target
-    elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp)
-          and isinstance(node.value.op, (ast.Add, ast.Sub))
-          and ast.unparse(node.value.left) == ast.unparse(node.targets[0])):
-        target = node.targets[0]
-    else:
-        return None
-    base = target.value if isinstance(target, ast.Subscript) else target
-    return (base.id, target) if isinstance(base, ast.Name) else None
-
-
-def _is_self_update(definition_node: ast.AST, name: str) -> bool:
-    found = _accumulated_name(definition_node)
-    return found is not None and found[0] == name
 
 
 class LowPrecisionAccumulation(Rule):
@@ -77,32 +58,18 @@ out[row] = acc.to(out.element_type)
     references = "CuTe DSL kernel skill, 'Device-side compute' (reductions in fp32, `.to(cutlass.Float32)` before accumulating)."
 
     def check(self, node, ctx):
-        found = _accumulated_name(node)
-        if found is None or ctx.kernel_of(node, "cute") is None:
+        carried = carried_sum(ctx, node)
+        if carried is None or ctx.kernel_of(node, "cute") is None:
             return
-        name, target = found
-        # The loop the sum is carried across: one whose variable does not pick the element
-        # (`for i: acc[i] = acc[i] + x[i]` adds once per element, it does not accumulate).
-        index = target.slice if isinstance(target, ast.Subscript) else None
-        picked = {n.id for n in ast.walk(index) if isinstance(n, ast.Name)} if index is not None else set()
-        loop = next((lp for lp in ctx.loops_of(node) if not picked & loop_variables(lp)), None)
-        if loop is None:
-            return
-        inside = {id(n) for n in ast.walk(loop)}
         element_type = None
-        for definition in ctx.definitions(name, node):
-            if id(definition.node) in inside:
-                if not _is_self_update(definition.node, name):
-                    return
-            elif _is_self_update(definition.node, name):
-                continue
-            else:
-                kind = low_precision_value(ctx, definition.value)
-                if kind is None:
-                    return
-                element_type = kind
+        for value in carried.initial:
+            kind = low_precision_value(ctx, value)
+            if kind is None:
+                return
+            element_type = kind
         if element_type is None:
             return
+        target = carried.target
         yield Report(
             node,
             f"`{ast.unparse(target)}` accumulates in {element_type.rsplit('.', 1)[-1]} across loop iterations; every "

@@ -167,3 +167,68 @@ def item_loop(loop: ast.AST) -> ItemLoop | None:
     if name in ("range", "enumerate", "zip") or not isinstance(target, ast.Name):
         return None
     return ItemLoop(loop, (iterable,), frozenset({target.id}))
+
+
+# --- sums carried across loop iterations ---------------------------------------------------------
+
+def accumulation_target(node: ast.AST) -> tuple[str, ast.expr] | None:
+    """``(name, target)`` when statement ``node`` adds into ``name`` or ``name[i]``: ``acc += x``,
+    ``acc -= x``, ``acc = acc + x``, ``acc[i] += x``, ``acc[i] = acc[i] + x``."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
+        target = node.target
+    elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp)
+          and isinstance(node.value.op, (ast.Add, ast.Sub))
+          and ast.unparse(node.value.left) == ast.unparse(node.targets[0])):
+        target = node.targets[0]
+    else:
+        return None
+    base = target.value if isinstance(target, ast.Subscript) else target
+    return (base.id, target) if isinstance(base, ast.Name) else None
+
+
+@dataclass(frozen=True)
+class CarriedSum:
+    """An accumulator updated inside ``loop`` and nowhere else in it; ``initial`` holds the
+    values it is bound to outside the loop (its starting values)."""
+
+    name: str
+    target: ast.expr
+    loop: ast.AST
+    initial: tuple[ast.expr | None, ...]
+
+
+def carried_sum(ctx: "FileContext", node: ast.AST, updates=accumulation_target) -> CarriedSum | None:
+    """The sum statement ``node`` carries across a loop: ``updates(statement)`` gives
+    ``(name, target)`` for a statement that adds into an accumulator (``accumulation_target``
+    by default). The loop is the innermost one whose own variable does not pick the element
+    (``for i: acc[i] = acc[i] + x[i]`` adds once per element and carries nothing). None unless
+    every binding of the name inside that loop is such an update."""
+    found = updates(node)
+    if found is None:
+        return None
+    name, target = found
+    index = target.slice if isinstance(target, ast.Subscript) else None
+    picked = {n.id for n in ast.walk(index) if isinstance(n, ast.Name)} if index is not None else set()
+    loop = next((lp for lp in ctx.loops_of(node) if not picked & _own_variables(lp)), None)
+    if loop is None:
+        return None
+    inside = {id(n) for n in ast.walk(loop)}
+    initial = []
+    for definition in ctx.definitions(name, node):
+        is_update = _updates_name(updates, definition.node, name)
+        if id(definition.node) in inside:
+            if not is_update:
+                return None
+        elif not is_update:
+            initial.append(definition.value)
+    return CarriedSum(name, target, loop, tuple(initial))
+
+
+def _updates_name(updates, statement: ast.AST, name: str) -> bool:
+    found = updates(statement)
+    return found is not None and found[0] == name
+
+
+def _own_variables(loop: ast.AST) -> set[str]:
+    target = getattr(loop, "target", None)
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
