@@ -26,7 +26,10 @@ Reports a TMA store, `cute.copy(atom, smem_tile, gmem_tile)` whose atom is built
 the launch in the same file), when nothing after it in the kernel, or in a helper of the file
 that the kernel calls, waits for bulk stores: no `cute.arch.cp_async_bulk_wait_group(...)` and
 no store pipeline's `producer_tail()`. Atoms whose origin is not visible in the file are not
-reported.
+reported: a kernel whose store atom is built in another module (a host file that calls
+`make_tiled_tma_atom` and passes the atom in, the seed's layout when kernels and launchers are
+split) is a known miss until the program model follows atoms across modules; it is silent, not
+a finding, because a copy atom passed in could as well be a plain `CopyUniversalOp` store.
 
 Off by default, from the evidence: the pair (each CTA adds one to a 128x128 fp16 tile in shared
 memory and stores it with TMA, then exits with no wait) wrote the correct 8192x8192 output on
