@@ -6,7 +6,7 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import torch_dtype, triton_dtype
+from kernelint.model.dtypes import torch_dtype, torch_dtype_named, triton_dtype
 from kernelint.rules import Report, Rule
 
 
@@ -21,7 +21,7 @@ class WrongDtypeMap(Rule):
     severity = Severity.ERROR
     evidence_class = "numerics"
     summary = "A torch-to-Triton dtype table maps a dtype to a Triton type of another width or format."
-    node_types = (ast.Dict, ast.If)
+    node_types = (ast.Dict, ast.If, ast.For)
     doc = """
 ## What it does
 Flags an entry of a torch-to-Triton dtype table, a dict literal (`{torch.bfloat16: tl.float16}`) or
@@ -62,13 +62,15 @@ TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.flo
     def check(self, node, ctx):
         if isinstance(node, ast.Dict):
             entries = [(k, v, v) for k, v in zip(node.keys, node.values) if k is not None]
+        elif isinstance(node, ast.For):
+            entries = list(_name_pair_entries(ctx, node))
         elif not self._is_elif(ctx, node):
             entries = list(self._chain_entries(node))
         else:
             return
         mapped = []
         for key, value, where in entries:
-            source, target = torch_dtype(ctx, key), triton_dtype(ctx, value)
+            source, target = _torch_name(ctx, key), _triton_name(ctx, value)
             if source in triton.TORCH_TO_TRITON and target is not None:
                 mapped.append((source, target, where))
         if sum(triton.TORCH_TO_TRITON[s] == t for s, t, _ in mapped) < 2:
@@ -108,3 +110,53 @@ TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.flo
                     for side in (test.left, test.comparators[0]):
                         yield side, value, value
             node = node.orelse[0] if len(node.orelse) == 1 else None
+
+
+def _torch_name(ctx, key) -> str | None:
+    """The torch dtype an entry's key names: an expression (``torch.float16``) or, in a table of
+    name pairs, the attribute name (``"float8_e5m2"``)."""
+    if isinstance(key, str):
+        return torch_dtype_named(key)
+    return torch_dtype(ctx, key)
+
+
+def _triton_name(ctx, value) -> str | None:
+    if isinstance(value, str):
+        return value if value in triton.TORCH_TO_TRITON.values() else None
+    return triton_dtype(ctx, value)
+
+
+def _getattr_of(ctx, node: ast.AST, module: str) -> str | None:
+    """The name ``getattr(<module>, name)`` reads in ``node``, when ``node`` is such a call."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Name)
+            and ctx.qualname(node.args[0]) == module):
+        return node.args[1].id
+    return None
+
+
+def _name_pair_entries(ctx, loop: ast.For):
+    """(torch dtype name, Triton dtype name, the pair's node) of a table written as string pairs
+    and turned into dtypes in a loop: ``for t, l in PAIRS: MAP[getattr(torch, t)] = getattr(tl, l)``
+    (the seed's float8 form), with ``PAIRS`` a literal list or tuple of 2-tuples of strings, also
+    through a name."""
+    target = loop.target
+    if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts)):
+        return
+    first, second = (e.id for e in target.elts)
+    torch_side = {_getattr_of(ctx, n, "torch") for n in ast.walk(loop)} - {None}
+    triton_side = {_getattr_of(ctx, n, triton.TL.rstrip(".")) for n in ast.walk(loop)} - {None}
+    if torch_side == {first} and triton_side == {second}:
+        order = (0, 1)
+    elif torch_side == {second} and triton_side == {first}:
+        order = (1, 0)
+    else:
+        return
+    for table in ctx.values_of(loop.iter):
+        if not isinstance(table, (ast.List, ast.Tuple)):
+            continue
+        for pair in table.elts:
+            if (isinstance(pair, (ast.Tuple, ast.List)) and len(pair.elts) == 2
+                    and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in pair.elts)):
+                yield pair.elts[order[0]].value, pair.elts[order[1]].value, pair
+        return

@@ -74,6 +74,12 @@ def torch_dtype(ctx: "FileContext", expr: ast.AST | None) -> str | None:
     return _TORCH_ALIASES.get(name, name) if name else None
 
 
+def torch_dtype_named(name: str) -> str:
+    """The torch dtype an attribute name spells (``"half"`` -> ``"float16"``), as ``torch_dtype``
+    reads ``torch.half``; for tables that hold dtype names and ``getattr(torch, name)`` them."""
+    return _TORCH_ALIASES.get(name, name)
+
+
 def _literal_dtype(ctx, expr, prefix: str, allowed) -> str | None:
     if expr is None:
         return None
