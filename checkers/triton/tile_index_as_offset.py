@@ -7,7 +7,7 @@ from kernelint.findings import Severity
 from kernelint.model import dataflow, indices, memory
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import triton
-from kernelint.rules import Report, Rule
+from kernelint.rules import Because, Report, Rule
 
 _DESCRIPTOR_METHODS = ("load", "store", "atomic_add")
 
@@ -83,6 +83,31 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
                 continue
             yield from self._pointer_offsets(ctx, kernel)
             yield from self._block_offsets(ctx, calls_of.get(id(kernel), []))
+            yield from self._through_helpers(ctx, calls_of.get(id(kernel), []))
+
+    def _through_helpers(self, ctx, calls):
+        """A tile index passed to a ``@triton.jit`` helper of the file that adds the parameter it
+        lands in to a ``tl.arange`` (the seed's form: ``offs = block_offsets(pid, BLOCK)`` with
+        ``return start + tl.arange(0, BLOCK)``)."""
+        helpers = {k.name: k for k in ctx.kernels if k.dsl == "triton"}
+        for call in calls:
+            helper = helpers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+            if helper is None:
+                continue
+            params = [a.arg for a in helper.params]
+            bound = dict(zip(params, call.args))
+            bound.update({k.arg: k.value for k in call.keywords if k.arg})
+            for param, arange in _params_added_to_arange(ctx, helper).items():
+                argument = bound.get(param)
+                how = indices.tile_index(ctx, argument) if argument is not None else None
+                if how is not None:
+                    yield Report(
+                        argument,
+                        f"{how} is passed to `{helper.name}` as `{param}`, which adds it to "
+                        f"`{ast.unparse(arange)}` as if it were an element offset: Triton offsets "
+                        "count elements, so multiply the tile number by the tile size",
+                        facts=(Because(f"`{helper.name}` adds `{param}` to `{ast.unparse(arange)}`", arange),),
+                    )
 
     def _pointer_offsets(self, ctx, kernel):
         found: dict[tuple[int, int], tuple[ast.AST, ast.expr, str]] = {}
@@ -155,3 +180,20 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
         if len(values) == 1 and ctx.is_call(values[0], triton.MAKE_TENSOR_DESCRIPTOR):
             return signature_argument(values[0], triton.SIGNATURES[triton.MAKE_TENSOR_DESCRIPTOR], "block_shape")
         return None
+
+
+def _params_added_to_arange(ctx, helper) -> dict[str, ast.Call]:
+    """Parameter -> the ``tl.arange`` a ``@triton.jit`` helper adds it to, unscaled."""
+    params = {a.arg for a in helper.params}
+    found: dict[str, ast.Call] = {}
+    for node in ast.walk(helper.node):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            terms = dataflow.additive_terms(ctx, node)
+            aranges = [t for t in terms if ctx.is_call(t, triton.ARANGE) and not _single_lane(ctx, t)]
+            if not aranges:
+                continue
+            for term in terms:
+                name = term.arg if isinstance(term, ast.arg) else term.id if isinstance(term, ast.Name) else None
+                if name in params and name not in found:
+                    found[name] = aranges[0]
+    return found
