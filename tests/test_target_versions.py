@@ -166,3 +166,21 @@ def test_an_edited_pin_is_read_again(tmp_path):
     (tmp_path / "requirements.txt").write_text("triton==3.4.0\n", encoding="utf-8")
     os.utime(tmp_path / "requirements.txt", ns=(1, 10**18))
     assert targets_for(tmp_path / "k.py").triton.text == "3.4.0"
+
+
+def test_a_project_pinned_to_triton_1_gets_one_finding_per_kernel(tmp_path):
+    """Issue 22's report: a Triton 1.x module pinned to triton==1.0.0 drew findings with a wrong
+    diagnosis (KL123 on meta['BLOCK']); now each kernel gets one KL133 saying what it was written for."""
+    import json
+    import subprocess
+    import sys
+
+    kernel = ("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef _add(X, Y, Z, N, **meta):\n"
+              "    BLOCK = meta['BLOCK']\n    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+              "    mask = offsets < N\n    tl.store(Z + offsets, tl.load(X + offsets, mask=mask), mask=mask)\n")
+    project = write(tmp_path, {"requirements.txt": "triton==1.0.0\n", "setup.py": "", "k.py": kernel})
+    result = subprocess.run([sys.executable, "-m", "kernelint", "check", "k.py", "--select", "KL123,KL133",
+                             "--no-cache", "--format", "json"], cwd=project, capture_output=True, text=True, timeout=120)
+    findings = json.loads(result.stdout)
+    assert [(f["code"], f["severity"]) for f in findings] == [("KL133", "info")]
+    assert "Triton 1.0.0 (pinned: triton==1.0.0 in requirements.txt)" in findings[0]["message"]
