@@ -6,6 +6,7 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.cute_static import builds_python_list, loop_kind, loop_variables
+from kernelint.model.dsl.cute import CONSTEXPR_ANNOTATIONS
 from kernelint.rules import Report, Rule
 
 
@@ -62,13 +63,18 @@ for i in cutlass.range_constexpr(3):
             if loop_kind(loop) != "dynamic" or not names & loop_variables(loop):
                 continue
             sequence = builds_python_list(ctx, node.value)
-            if sequence is None:
+            constexpr = None if sequence is not None else _constexpr_parameter(ctx, node.value)
+            if sequence is None and constexpr is None:
                 return
             variable = sorted(names & loop_variables(loop))[0]
+            if constexpr is not None:
+                what = f"`Constexpr` parameter `{constexpr.arg}` (a Python value while tracing)"
+            else:
+                what = f"Python {'tuple' if isinstance(sequence, ast.Tuple) or _is_tuple_call(sequence) else 'list'} " \
+                       f"`{ast.unparse(node.value)}`"
             yield Report(
                 node,
-                f"Python {'tuple' if isinstance(sequence, ast.Tuple) or _is_tuple_call(sequence) else 'list'} "
-                f"`{ast.unparse(node.value)}` indexed by `{variable}`, the variable of a run-time loop; "
+                f"{what} indexed by `{variable}`, the variable of a run-time loop; "
                 "use `cutlass.range_constexpr` to unroll the loop while tracing",
             )
             return
@@ -76,3 +82,17 @@ for i in cutlass.range_constexpr(3):
 
 def _is_tuple_call(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tuple"
+
+
+def _constexpr_parameter(ctx, value: ast.expr) -> ast.arg | None:
+    """The ``cutlass.Constexpr`` parameter ``value`` names (``offsets: cutlass.Constexpr``): a
+    Python object at trace time, so subscripting it needs an index known while tracing (the seed's
+    form: a Constexpr list of offsets indexed in a ``cutlass.range`` loop)."""
+    if not isinstance(value, ast.Name):
+        return None
+    definitions = ctx.definitions(value.id, value)
+    if len(definitions) != 1 or definitions[0].kind != "param" or not isinstance(definitions[0].node, ast.arg):
+        return None
+    arg = definitions[0].node
+    annotation = arg.annotation.value if isinstance(arg.annotation, ast.Subscript) else arg.annotation
+    return arg if annotation is not None and ctx.qualname(annotation) in CONSTEXPR_ANNOTATIONS else None
