@@ -105,8 +105,8 @@ x = tl.load(x_ptr + row * stride_row + cols, mask=mask)
                 yield Report(
                     product.product,
                     f"`{short(product.product)}` multiplies {source} by `{product.size.id}` in int32 to address "
-                    f"`{first.argument}` of shape {first.shape}{more}: the offset wraps once {first.numel} > 2^31 "
-                    f"elements; convert the index with `.to(tl.int64)` where it is defined",
+                    f"`{first.argument}` of shape {first.shape}{more}: the offset wraps once {first.condition} > 2^31; "
+                    f"convert the index with `.to(tl.int64)` where it is defined",
                     cause=f"{kernel.name}:{ast.unparse(product.origin)}",
                     facts=(Because(f"launched at {first.where}", None), Because(reach, None)),
                 )

