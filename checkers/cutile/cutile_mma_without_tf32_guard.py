@@ -7,7 +7,7 @@ import ast
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Severity
 from kernelint.model.calls import signature_argument
-from kernelint.model.cutile import tile_dtype, tile_function_of, tile_shape
+from kernelint.model.cutile import launched_int, tile_dtype, tile_function_of, tile_shape
 from kernelint.model.dsl import cutile
 from kernelint.rules import Report, Rule
 
@@ -19,9 +19,15 @@ _MIN_DOT_EXTENT = 16
 
 def _narrower_than_a_dot(ctx, call: ast.Call, operands: list) -> bool:
     acc = signature_argument(call, cutile.SIGNATURES[cutile.MMA], "acc") if ctx.call_name(call) == cutile.MMA else None
+    kernel = next((k for k in ctx.kernels if k.node is ctx.function_of(call)), None)
     for tile in (*operands, acc):
-        for extent in (tile_shape(ctx, tile) or []) if tile is not None else []:
+        shape = (tile_shape(ctx, tile) or []) if tile is not None else []
+        if tile is not acc and len(shape) == 1:
+            return True  # a vector operand: a dot or matrix-vector product, never a tensor-core tile
+        for extent in shape:
             size = ctx.resolve_int(extent)
+            if size is None and kernel is not None:
+                size = launched_int(ctx, kernel, extent)
             if size is not None and size < _MIN_DOT_EXTENT:
                 return True
     return False

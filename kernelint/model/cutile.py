@@ -224,9 +224,33 @@ class _Dtypes:
             return self.of(acc, depth - 1) if acc is not None else None
         if name in cutile.SAME_TILE_FUNCTIONS and expr.args:
             return self.of(expr.args[0], depth - 1)
+        if name == cutile.LOAD:
+            return self._array(expr)
         if name is None and isinstance(func, ast.Attribute) and func.attr in cutile.TILE_METHODS:
             return self.of(func.value, depth - 1)
         return None
+
+    def _array(self, load: ast.Call) -> str | None:
+        """``ct.load(A, ...)`` of a kernel's array parameter ``A``: the dtype of the host tensors
+        every launch the project shows passes for ``A`` (the program model's host facts), when
+        they all have one; None otherwise (no launch found, or a launch that cannot be read)."""
+        from kernelint.model.project.host import parameter_dtypes
+
+        ctx = self.ctx
+        array = signature_argument(load, cutile.SIGNATURES[cutile.LOAD], "array")
+        if not isinstance(array, ast.Name):
+            return None
+        definitions = ctx.definitions(array.id, array)
+        if len(definitions) != 1 or definitions[0].kind != "param":
+            return None
+        kernel = next((k for k in ctx.kernels if k.node is ctx.function_of(load)), None)
+        if kernel is None:
+            return None
+        found = parameter_dtypes(ctx.project, kernel, ctx, array.id)
+        if not found.complete or len(found.known) != 1:
+            return None
+        dtype = next(iter(found.known))  # torch's floating names are cuTile's (float32, bfloat16, ...)
+        return dtype if dtype in cutile.FLOAT_TYPES else None
 
     def _name(self, name: ast.Name, depth: int) -> str | None:
         kinds = set()
@@ -254,6 +278,39 @@ class _Dtypes:
 
 def _is_number(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool)
+
+
+def launched_int(ctx: "FileContext", kernel, extent: ast.expr) -> int | None:
+    """The value a ``ct.Constant`` parameter ``extent`` of ``kernel`` has at every launch the
+    project shows, when they all pass the same int (``(A, B, C, 64, 64, 32)``, also a name bound
+    by tuple unpacking: ``b, m, n, k = 2, 4, 8, 16``); None otherwise."""
+    if not isinstance(extent, ast.Name) or extent.id not in kernel.constexpr_names(ctx.qualname):
+        return None
+    values = set()
+    for site in ctx.project.launches_of(kernel, ctx):
+        passed = site.launch.bound_arguments().get(extent.id)
+        value = _int_at(site.ctx, passed) if passed is not None else None
+        if value is None:
+            return None
+        values.add(value)
+    return values.pop() if len(values) == 1 else None
+
+
+def _int_at(ctx: "FileContext", expr: ast.expr) -> int | None:
+    value = ctx.resolve_int(expr)
+    if value is not None or not isinstance(expr, ast.Name):
+        return value
+    definitions = ctx.definitions(expr.id, expr)
+    if len(definitions) != 1:
+        return None
+    statement = definitions[0].node
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, source = statement.targets[0], statement.value
+        if isinstance(target, ast.Tuple) and isinstance(source, ast.Tuple) and len(target.elts) == len(source.elts):
+            for name, item in zip(target.elts, source.elts):
+                if isinstance(name, ast.Name) and name.id == expr.id:
+                    return ctx.resolve_int(item)
+    return None
 
 
 def tile_dtype(ctx: "FileContext", expr: ast.expr) -> str | None:
