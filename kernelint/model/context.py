@@ -185,16 +185,19 @@ class FileContext:
         return kernel if kernel is not None and (dsl is None or kernel.dsl == dsl) else None
 
     def local_functions_called(self, call: ast.Call) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-        """The functions of this file that ``call`` may call: ``helper(...)`` by name, or
-        ``self.helper(...)`` / ``cls.helper(...)`` by method name (any class of the file)."""
+        """The functions of this file that ``call`` may call: ``helper(...)`` by name (a function,
+        not a method), or ``self.helper(...)`` / ``cls.helper(...)`` by method name (any class
+        of the file)."""
         func = call.func
         if isinstance(func, ast.Name):
-            name = func.id
+            name, in_class = func.id, False
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
-            name = func.attr
+            name, in_class = func.attr, True
         else:
             return []
-        return [d for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef) if d.name == name]
+        # `helper(...)` never calls a method, and `self.helper(...)` only a method.
+        return [d for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef)
+                if d.name == name and isinstance(self.parent(d), ast.ClassDef) == in_class]
 
     def call_or_its_helpers(self, call: ast.Call, predicate, depth: int = 2) -> bool:
         """``predicate`` holds for ``call`` itself or for a call inside a function of this file

@@ -20,6 +20,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kernelint.model import calls_graph
 from kernelint.model.calls import argument, callee_name
 from kernelint.model.cute_static import single_binding
 from kernelint.model.dsl.cute import COPY, CP_ASYNC_G2S_OP
@@ -85,6 +86,9 @@ def is_cp_async_copier(ctx: "FileContext", expr: ast.expr | None, depth: int = _
     kernel = ctx.kernel_of(expr, "cute")
     launches = [l for l in ctx.launches_of("cute") if kernel is not None and l.kernel is kernel]
     bound = [l.bound_arguments().get(expr.id) for l in launches]
+    if not launches:  # a @cute.jit helper: what its callers in this file pass
+        parameter = definitions[0].node
+        bound = (calls_graph.arguments_for(ctx, parameter) or []) if isinstance(parameter, ast.arg) else []
     return bool(bound) and all(b is not None and is_cp_async_copier(ctx, b, depth - 1) for b in bound)
 
 
@@ -131,27 +135,66 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
     for call in ast.walk(function):
         if not isinstance(call, ast.Call):
             continue
-        destination = cp_async_destination(ctx, call)
-        while isinstance(destination, ast.Subscript):
-            destination = destination.value
-        if isinstance(destination, ast.Name):
-            found.own.add(destination.id)
-            value = single_binding(ctx, destination)
-        elif isinstance(destination, ast.Call):
-            value = destination  # cute.copy(g2s, tG, thr.partition_D(s))
-        else:
-            continue
-        # tS = thr.partition_D(s): s is the shared tensor other views read
-        if isinstance(value, ast.Call) and callee_name(value.func) in VIEW_MAKERS:
-            if callee_name(value.func) in _THREAD_PARTITIONS and isinstance(value.func, ast.Attribute):
-                own_slices.add(ast.dump(value.func.value))
-            for argument_ in value.args:
-                root = base_name(argument_)
-                if root is not None and not isinstance(argument_, ast.Call):
-                    found.shared.add(root.id)
+        for destination in [cp_async_destination(ctx, call), *helper_destinations(ctx, call)]:
+            _note_destination(ctx, destination, found, own_slices)
     found.shared -= found.own
     if not found.shared and not found.own:
         return found
+    return _spread_views(ctx, function, found, own_slices)
+
+
+def helper_destinations(ctx: "FileContext", call: ast.Call) -> list[ast.expr]:
+    """What ``call`` passes to a helper of this file for the parameters the helper's own
+    cp.async copies write (``self.load_tile(g2s, tG, tS)`` -> ``tS``): real kernels issue their
+    copies in ``@cute.jit`` helper methods and wait in the caller."""
+    found = []
+    for helper in ctx.local_functions_called(call):
+        params = [a.arg for a in [*helper.args.posonlyargs, *helper.args.args]]
+        if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        for inner in ast.walk(helper):
+            destination = cp_async_destination(ctx, inner) if isinstance(inner, ast.Call) else None
+            while isinstance(destination, ast.Subscript):
+                destination = destination.value
+            if not isinstance(destination, ast.Name) or destination.id not in params:
+                continue
+            passed = next((k.value for k in call.keywords if k.arg == destination.id), None)
+            index = params.index(destination.id)
+            if passed is None and index < len(call.args) and not any(
+                    isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                passed = call.args[index]
+            if passed is not None:
+                found.append(passed)
+    return found
+
+
+def _note_destination(ctx: "FileContext", destination: ast.expr | None, found: "CpAsyncTensors",
+                      own_slices: set[str]) -> None:
+    """Record a cp.async destination: its name as an own view, the tensor it views as shared."""
+    if destination is None:
+        return
+    while isinstance(destination, ast.Subscript):
+        destination = destination.value
+    if isinstance(destination, ast.Name):
+        found.own.add(destination.id)
+        value = single_binding(ctx, destination)
+    elif isinstance(destination, ast.Call):
+        value = destination  # cute.copy(g2s, tG, thr.partition_D(s))
+    else:
+        return
+    # tS = thr.partition_D(s): s is the shared tensor other views read
+    if isinstance(value, ast.Call) and callee_name(value.func) in VIEW_MAKERS:
+        if callee_name(value.func) in _THREAD_PARTITIONS and isinstance(value.func, ast.Attribute):
+            own_slices.add(ast.dump(value.func.value))
+        for argument_ in value.args:
+            root = base_name(argument_)
+            if root is not None and not isinstance(argument_, ast.Call):
+                found.shared.add(root.id)
+
+
+def _spread_views(ctx: "FileContext", function: ast.AST, found: "CpAsyncTensors",
+                  own_slices: set[str]) -> "CpAsyncTensors":
+    """Names assigned views of the own and shared tensors join them (to a fixed point)."""
     assignments = [
         n for n in ast.walk(function)
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
