@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from kernelint.model import calls_graph
 from kernelint.model.calls import argument, callee_name
 from kernelint.model.cute_static import single_binding
-from kernelint.model.dsl.cute import COPY, CP_ASYNC_G2S_OP
+from kernelint.model.dsl.cute import COPY, CP_ASYNC_COMMIT, CP_ASYNC_G2S_OP
 from kernelint.model.values import base_name
 
 if TYPE_CHECKING:
@@ -94,13 +94,51 @@ def is_cp_async_copier(ctx: "FileContext", expr: ast.expr | None, depth: int = _
 
 def cp_async_destination(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     """The destination of a cp.async copy call, or None for any other call."""
-    if ctx.call_name(call) == COPY and len(call.args) >= 3 and is_cp_async_copier(ctx, call.args[0]):
+    if ctx.call_name(call) == COPY and len(call.args) >= 3 and (
+            is_cp_async_copier(ctx, call.args[0])
+            or (_origin_out_of_sight(ctx, call.args[0]) and _committed_right_after(ctx, call))):
         return call.args[2]
     is_async = argument(call, "is_async")
     if isinstance(is_async, ast.Constant) and is_async.value is True and len(call.args) >= 2 \
             and callee_name(call.func) == "copy":
         return call.args[1]
     return None
+
+
+def _origin_out_of_sight(ctx: "FileContext", atom: ast.expr) -> bool:
+    """A copy atom or tiled copy the file cannot trace: a kernel parameter no launch or call in the
+    file binds (a kernel-only module whose host builds the copy elsewhere)."""
+    if not isinstance(atom, ast.Name):
+        return False
+    definitions = ctx.definitions(atom.id, atom)
+    if len(definitions) != 1 or definitions[0].kind != "param" or not isinstance(definitions[0].node, ast.arg):
+        return False
+    kernel = ctx.kernel_of(atom, "cute")
+    if kernel is None or any(launch.kernel is kernel for launch in ctx.launches_of("cute")):
+        return False
+    return not calls_graph.arguments_for(ctx, definitions[0].node)
+
+
+def _committed_right_after(ctx: "FileContext", call: ast.Call) -> bool:
+    """The statements after the copy (other copies aside) commit a cp.async group: only cp.async
+    copies join a group, so the copy is one (the seed's kernel-only file, where the commit and
+    wait calls are what shows the copy is asynchronous)."""
+    statement = ctx.parent(call)
+    block = ctx.parent(statement) if isinstance(statement, ast.Expr) else None
+    body = next((b for b in (getattr(block, f, None) for f in ("body", "orelse")) if isinstance(b, list)
+                 and statement in b), None) if block is not None else None
+    if body is None:
+        return False
+    for following in body[body.index(statement) + 1:]:
+        value = following.value if isinstance(following, ast.Expr) else None
+        if not isinstance(value, ast.Call):
+            return False
+        name = ctx.call_name(value)
+        if name in CP_ASYNC_COMMIT:
+            return True
+        if name != COPY:
+            return False
+    return False
 
 
 def _is_view(ctx: "FileContext", value: ast.expr) -> bool:
