@@ -62,6 +62,7 @@ DECLARED_CHANGES = {
     "KL128_descriptor_stride_unaligned": (4, "rows padded to a 16-byte stride before the launch"),
     "KL132_global_not_constexpr_in_jit": (2, "the module constant declared tl.constexpr(4)"),
     "KL134_plain_function_called_from_jit": (1, "@triton.jit on the helper"),
+    "KL138_low_precision_accumulator": (2, "the accumulator created as tl.float32 instead of the input's element type"),
     "KL406_cutile_loop_variable_after_loop": (1, "the last tile made before the loop"),
     "KL201_raw_2d_load_dynamic_strides": (6, "tensor descriptors built before the K loop, no pointer advance in it"),
     "KL202_fixed_tiles_no_autotune": (6, "the @triton.autotune decorator (its configs include bad's fixed tile)"),

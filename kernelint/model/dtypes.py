@@ -269,3 +269,56 @@ def _one_of(values: list[Precision]) -> Precision:
     """A value that is one of ``values``: known only if they all agree."""
     first = values[0] if values else Precision.UNKNOWN
     return first if all(v is first for v in values) else Precision.UNKNOWN
+
+
+# --- the element type a kernel value is created with ---------------------------------------------
+
+#: Constructors and the position of their ``dtype`` argument (``tl.zeros(shape, dtype)``).
+_CREATED_WITH = {TL + "zeros": 1, TL + "full": 2}
+
+
+def created_dtype(ctx: "FileContext", kernel, expr: ast.AST | None) -> tuple[str, str] | None:
+    """``(dtype, how)``: the Triton element type kernel value ``expr`` is created with, and how
+    that is known. ``tl.zeros``/``tl.full`` with a dtype, ``tl.dot(..., out_dtype=...)``,
+    ``x.to(dtype)``; the dtype named literally (``tl.float16``, a module constant), or as
+    ``ptr.dtype.element_ty`` of a pointer parameter whose host tensors the project shows all have
+    one dtype (``how`` then names the tensor and where it is made). None otherwise."""
+    if not isinstance(expr, ast.Call):
+        return None
+    name = ctx.call_name(expr)
+    if name in _CREATED_WITH:
+        dtype = argument(expr, "dtype")
+        if dtype is None and len(expr.args) > _CREATED_WITH[name]:
+            dtype = expr.args[_CREATED_WITH[name]]
+    elif name == TL + "dot":
+        dtype = argument(expr, "out_dtype")
+    else:
+        dtype = conversion_target(ctx, expr)
+    if dtype is None:
+        return None
+    literal = triton_dtype(ctx, dtype)
+    if literal is not None:
+        return literal, "literal"
+    return _element_type_of_parameter(ctx, kernel, dtype)
+
+
+def _element_type_of_parameter(ctx: "FileContext", kernel, dtype: ast.expr) -> tuple[str, str] | None:
+    """``P.dtype.element_ty`` for pointer parameter ``P``: the one dtype the project's launches pass."""
+    from kernelint.model.dsl.triton import TORCH_TO_TRITON
+    from kernelint.model.project.host import parameter_dtypes
+
+    if not (isinstance(dtype, ast.Attribute) and dtype.attr == "element_ty" and isinstance(dtype.value, ast.Attribute)
+            and dtype.value.attr == "dtype" and isinstance(dtype.value.value, ast.Name)) or kernel is None:
+        return None
+    parameter = dtype.value.value.id
+    if parameter not in {p.arg for p in kernel.params}:
+        return None
+    try:
+        host = parameter_dtypes(ctx.project, kernel, ctx, parameter)
+    except RecursionError:  # the host model on ``x = x.contiguous()`` rebindings (issue 19)
+        return None
+    if not host.complete or len(host.known) != 1:
+        return None
+    (torch_name, where), = host.known.items()
+    triton_name = TORCH_TO_TRITON.get(torch_name)
+    return (triton_name, f"the element type of `{parameter}`, a {torch_name} tensor made at {where}") if triton_name else None
