@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAIRS_ROOT = ROOT / "reference_kernels"
 
 #: What the full tier's tests run besides kernelint: ``pip install -e '.[full]'`` installs them.
-FULL_TIER_MODULES = ("torch", "triton", "flake8", "pylint", "pre_commit", "build", "hypothesmith", "matplotlib")
+FULL_TIER_MODULES = ("torch", "triton", "flake8", "pylint", "pre_commit", "build", "hypothesmith", "matplotlib", "pylsp")
 TIERS = ("light", "full", "all")
 
 
