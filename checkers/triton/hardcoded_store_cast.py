@@ -10,6 +10,7 @@ from kernelint.model import memory
 from kernelint.model.calls import argument, signature_argument
 from kernelint.model.dsl import triton
 from kernelint.model.dtypes import conversion_target, triton_dtype
+from kernelint.model.project.host import parameter_dtypes
 from kernelint.rules import Report, Rule
 
 _MAX_DEPTH = 8
@@ -139,7 +140,12 @@ def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
                 continue
             pointer = signature_argument(call, signature, "pointer")
             parameters = memory.base_parameters(ctx, kernel, pointer) if pointer is not None else ()
+            host = [parameter_dtypes(ctx.project, kernel, ctx, p) for p in sorted(parameters)]
+            if host and all(h.only({dtype}) for h in host):
+                continue  # every launch in the project stores into a tensor of exactly that type
+            other = sorted({(name, where) for h in host for name, where in h.known.items() if name != dtype})
             target = ", ".join(f"`{p}`" for p in sorted(parameters)) or "the output"
+            trigger = f"; {other[0][0]} at {other[0][1]}" if other else ""
             yield Report(call, f"stores a value cast to `tl.{dtype}` into {target} in a kernel "
-                               f"written for several dtypes ({evidence[id(kernel.node)]}): other output "
+                               f"written for several dtypes ({evidence[id(kernel.node)]}{trigger}): other output "
                                f"dtypes get {dtype}'s range and precision; cast to `<ptr>.dtype.element_ty`")
