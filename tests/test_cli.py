@@ -215,12 +215,12 @@ def test_json_format_fields(project):
     findings = json.loads(result.stdout)
     assert [set(f) for f in findings] == [{
         "path", "line", "column", "end_line", "end_column", "code", "name", "severity",
-        "confidence", "message", "url", "fix"}] * 2
+        "confidence", "message", "url", "fix", "related", "facts"}] * 2
     assert findings[1] | {"message": None, "fix": None} == {
         "url": None, "fix": None,  # no docs-url configured: no address
         "path": "pkg/stale.py", "line": 3, "column": 8, "end_line": 3, "end_column": 8,
         "code": "KL003", "name": "unused-suppression", "severity": "warning", "confidence": "high",
-        "message": None,
+        "message": None, "related": [], "facts": [],
     }
 
 
