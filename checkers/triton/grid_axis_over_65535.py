@@ -96,7 +96,7 @@ not catch it.
     def finish(self, ctx):
         reported: set[int] = set()
         for dsl in self.dsls():
-            for launch in ctx.launches_of(dsl):
+            for launch in ctx.launches_of(dsl, imported=True):
                 if launch.grid is None or _checks_limit(ctx, launch.node):
                     continue
                 for axes in grid.grid_axes(ctx, launch):
