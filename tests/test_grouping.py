@@ -148,3 +148,23 @@ def test_text_counts_the_other_sites_and_shows_facts_on_request(monkeypatch, tmp
                                "  why: `a` is flagged (5)", "  why: `a` is flagged (6)"]
     full = text.render(findings, [], style="full", sources=_sources(path), show_facts=True)
     assert "= same cause: 2 more: lines 5, 6" in full and "= why: flags are bad" in full
+
+
+def test_grouped_sarif_is_valid_against_the_schema(monkeypatch, tmp_path):
+    import pytest
+
+    from conftest import ROOT
+
+    schema_path = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+    if not schema_path.is_file():
+        pytest.skip("SARIF schema not found beside the clone")
+    jsonschema = pytest.importorskip("jsonschema")
+    path = tmp_path / "ops.py"
+    path.write_text(SOURCE)
+    register(monkeypatch, CauseRule)
+    monkeypatch.chdir(tmp_path)
+    log = json.loads(sarif.render(check_source(str(path), SOURCE, OPTIONS), [CauseRule], sources=_sources(path)))
+    assert log["runs"][0]["results"][0]["relatedLocations"]
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(log))
+    assert not errors, errors[:3]
