@@ -39,7 +39,9 @@ a long-K shape (1024x1024x16384, the most K iterations per tile), the median bad
 address and strength-reduces the rest. The pattern is also the everyday idiom of tuned
 repositories: over the Triton code of 18 real repositories it matched 807 times in 86 files
 (703 in flash-linear-attention, 60 in Liger-Kernel, 14 in FlagGems), which is one more reason
-to keep it off. Turn it on only to audit a kernel by hand.
+to keep it off. Its corpus precision is 0% useful (30 sampled findings, all the pattern, none
+worth a change; 13 of 13 judged useless on repositories never seen before: issue 21), far below
+the 90% a default-on rule needs. Turn it on only to audit a kernel by hand.
 
 Silent by design: a tile pointer built before the loop plus a scalar step
 (`tl.load(k_ptrs + start_n * stride)`, the advancing form), offsets read from memory inside the

@@ -32,7 +32,9 @@ Info and off by default: on an H200 with triton 3.6 the transpose cost nothing m
 claim was tried where it should bite most before demoting the rule: fp16 and bf16, square
 shapes up to 8192x8192x4096 and long-K shapes (1024x1024x16384, 2048x2048x16384); the median
 bad/good time was 1.01x over those 8 shapes (*Evidence*). The compiler folds the transpose into
-the shared-memory layout of the `tl.dot` operand, so no work is repeated in the loop.
+the shared-memory layout of the `tl.dot` operand, so no work is repeated in the loop. Its
+corpus precision is 0% useful: all 43 findings over the corpus are the pattern, none worth a
+change (issue 21), far below the 90% a default-on rule needs.
 
 ## Why is this bad?
 The transpose is redone on every iteration. When the operand is read through raw pointers, the
