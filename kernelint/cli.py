@@ -1,4 +1,4 @@
-"""The ``kernelint`` command: check, rules, explain, prove."""
+"""The ``kernelint`` command: check, rules, explain, prove, confirm."""
 from __future__ import annotations
 
 import argparse
@@ -128,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
                                              "Editors start it; docs/editors.md shows how.")
     server.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)")
 
+    from kernelint.confirm.cli import add_parser as add_confirm
+
+    add_confirm(commands)
     prove = commands.add_parser("prove", help="run reference kernel pairs on a GPU and record the evidence",
                                 description="Run the bad/good reference pairs of the given rules "
                                             "(default: all) and report whether each rule's claim holds.")
@@ -572,13 +575,19 @@ def _prove(args) -> int:
     return run(args)
 
 
+def _confirm(args) -> int:
+    from kernelint.confirm.cli import run
+
+    return run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return EXIT_ERROR
-    handler = {"check": _check, "rules": _rules, "explain": _explain, "prove": _prove,
+    handler = {"check": _check, "rules": _rules, "explain": _explain, "prove": _prove, "confirm": _confirm,
                "server": _server}[args.command]
     try:
         return handler(args)

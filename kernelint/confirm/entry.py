@@ -1,0 +1,339 @@
+"""Where a finding's kernel is entered from, read from the source (nothing here imports it).
+
+``locate`` finds the finding (by running the rule on the file), the kernel it is in or launches,
+a launch of that kernel in the project (``ctx.project.launches_of``), and the top-level function
+around that launch: the *entry* the harness calls. The entry's parameters are read from its body:
+``B, T, H = g.shape`` names a tensor's dimensions, ``N = x.shape[-1]`` one of them,
+``assert w.shape == (N,)`` a whole shape, ``x is None`` tests that None is accepted. Sizes are
+named by those symbols; a recipe gives the symbols values. What cannot be read is listed in
+``problems`` and becomes the verdict "cannot build input".
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernelint.model.context import FileContext
+from kernelint.model.project.host import dtypes_of, parameter_dtypes
+from kernelint.model.project.index import project_root
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_TENSOR_ANNOTATIONS = re.compile(r"\b(Tensor|LongTensor|FloatTensor)\b")
+_TENSOR_METHODS = frozenset({"stride", "size", "numel", "dim", "contiguous", "view", "reshape", "is_contiguous",
+                             "data_ptr", "element_size", "new_empty", "new_zeros", "flatten", "transpose"})
+_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "T"})
+
+
+@dataclass
+class Param:
+    name: str
+    #: "tensor", "int", "float", "bool", "none" (the body accepts None), "default" (keep the
+    #: default), or "unknown".
+    kind: str
+    #: A tensor's dimensions as symbols (a name the entry binds, or ``<param>.d<i>``); None when
+    #: its rank is unknown.
+    dims: tuple[str, ...] | None = None
+    #: Host dtypes the program model finds for the value the entry receives (may be empty).
+    dtypes: tuple[str, ...] = ()
+    #: A literal given with ``--set`` (kind "literal").
+    value: str | None = None
+
+
+@dataclass
+class Target:
+    code: str
+    path: Path
+    line: int
+    message: str
+    kernel: str
+    kernel_path: Path
+    root: Path | None
+    entry_path: Path | None = None
+    entry: str | None = None
+    entry_line: int | None = None
+    params: list[Param] = field(default_factory=list)
+    #: The launch the entry makes (its grid expression's text per axis).
+    grid_axes: list[str] = field(default_factory=list)
+    #: The entry's local assignments, in order, as ``(name, expression text)`` (for evaluating
+    #: a grid axis from the sizes).
+    assignments: list[tuple[str, str]] = field(default_factory=list)
+    #: The finding's related sites (the same cause) as ``(line, column, end_line, end_column)``.
+    sites: list[tuple[int, int, int, int]] = field(default_factory=list)
+    finding_fix: list[dict] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def module_name(self, path: Path | None) -> str | None:
+        """The dotted name ``path`` imports as from the project root (``src/`` layouts too)."""
+        if path is None or self.root is None:
+            return None
+        try:
+            parts = list(path.resolve().relative_to(self.root).with_suffix("").parts)
+        except ValueError:
+            return None
+        if parts and parts[0] == "src":
+            parts = parts[1:]
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
+
+
+class LocateError(Exception):
+    """The finding is not there (nothing to confirm)."""
+
+
+def find_finding(path: Path, line: int, code: str | None):
+    """The finding at ``path:line`` (of ``code``, or of any rule with a recipe)."""
+    from kernelint.confirm.recipes import DECLARED
+    from kernelint.engine import Options, check_file
+
+    codes = frozenset({code}) if code else frozenset(DECLARED)
+    findings = check_file(str(path), Options(codes=codes))
+    at_line = [f for f in findings if f.line == line or any(s.line == line for s in f.related)]
+    if not at_line:
+        raise LocateError(f"no {code or 'crash or numerics'} finding at {path}:{line}"
+                          + (f" (findings of it in the file: lines {', '.join(str(f.line) for f in findings)})"
+                             if findings else ""))
+    return at_line[0]
+
+
+def _context(path: Path) -> FileContext:
+    source = path.read_text(encoding="utf-8")
+    return FileContext(str(path), source, ast.parse(source, str(path)), ())
+
+
+def _encloses(node: ast.AST, line: int) -> bool:
+    return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+
+def locate(path: Path, line: int, code: str | None) -> Target:
+    finding = find_finding(path, line, code)
+    ctx = _context(path)
+    kernel, kernel_ctx, launch_here = None, ctx, None
+    for candidate in ctx.kernels:
+        if _encloses(candidate.node, finding.line):
+            kernel = candidate
+    if kernel is None:
+        for launch in ctx.launches_of("triton", imported=True):
+            if _encloses(launch.node, finding.line):
+                launch_here = launch
+                found = launch.kernel and (launch.kernel, launch.kernel_ctx or ctx)
+                found = found or ctx.project.kernel_for(launch.kernel_expr)
+                if found:
+                    kernel, kernel_ctx = found
+    if kernel is None:
+        launch_here = _launch_with_grid_at(ctx, finding.line)
+        if launch_here is not None:
+            found = launch_here.kernel and (launch_here.kernel, launch_here.kernel_ctx or ctx)
+            found = found or ctx.project.kernel_for(launch_here.kernel_expr)
+            if found:
+                kernel, kernel_ctx = found
+    if kernel is None:
+        raise LocateError(f"{path}:{line}: the finding is neither inside a Triton kernel nor at a launch of one")
+    target = Target(code=finding.code, path=path, line=finding.line, message=finding.message, kernel=kernel.name,
+                    kernel_path=Path(kernel_ctx.path).resolve(), root=project_root(path))
+    target.sites = [(finding.line, finding.column, finding.end_line, finding.end_column)] + [
+        (s.line, s.column, s.end_line, s.end_column) for s in finding.related if Path(s.path).resolve() == path.resolve()]
+    if finding.fix is not None:
+        target.finding_fix = [{"line": e.line, "col": e.col, "end_line": e.end_line, "end_col": e.end_col,
+                               "replacement": e.replacement} for e in finding.fix.edits]
+    if launch_here is not None:
+        sites = [(launch_here.node, ctx, launch_here)]
+    else:
+        sites = [(s.node, s.ctx, s.launch) for s in ctx.project.launches_of(kernel, kernel_ctx)]
+    for node, site_ctx, launch in sites:
+        function = site_ctx.function_of(node)
+        if function is not None and function in site_ctx.tree.body:
+            _read_entry(target, site_ctx, function, launch, kernel, kernel_ctx)
+            return target
+    target.problems.append(f"no launch of `{kernel.name}` inside a top-level function of the project "
+                           f"({len(sites)} launch(es) found, none in a module-level def)")
+    return target
+
+
+def _grid_value(ctx: FileContext, launch) -> ast.AST | None:
+    """The launch's grid, through a name bound once to it (``grid = lambda META: (...)``)."""
+    grid = launch.grid
+    if isinstance(grid, ast.Name):
+        bound = [d for d in ctx.definitions(grid.id, launch.node) if isinstance(d.node, ast.Assign)]
+        if len(bound) == 1:
+            return bound[0].node.value
+    return grid
+
+
+def _launch_with_grid_at(ctx: FileContext, line: int):
+    for launch in ctx.launches_of("triton", imported=True):
+        grid = _grid_value(ctx, launch)
+        if grid is not None and grid is not launch.grid and _encloses(grid, line):
+            return launch
+    return None
+
+
+def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kernel_ctx) -> None:
+    target.entry_path = Path(ctx.path).resolve()
+    target.entry, target.entry_line = function.name, function.lineno
+    grid = _grid_value(ctx, launch) if launch is not None else None
+    if isinstance(grid, ast.Lambda):
+        grid = grid.body
+    if isinstance(grid, (ast.Tuple, ast.List)):
+        target.grid_axes = [ast.unparse(e) for e in grid.elts]
+    elif grid is not None:
+        target.grid_axes = [ast.unparse(grid)]
+    facts = _body_facts(function)
+    target.assignments = facts.assignments
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    bound = launch.bound_arguments() if launch is not None else {}
+    passed_to_kernel = {a.id for a in bound.values() if isinstance(a, ast.Name)}
+    for arg in [*positional, *args.kwonlyargs]:
+        if arg.arg in ("self", "cls", "ctx"):
+            target.problems.append(f"the entry `{function.name}` is a method; call it yourself")
+            continue
+        param = _param(arg, defaults, facts, passed_to_kernel)
+        if param.kind == "tensor":
+            found = dtypes_of(ctx.project, ctx, ast.Name(arg.arg, ast.Load()))
+            param.dtypes = tuple(sorted(found.known))
+        target.params.append(param)
+        if param.kind == "unknown":
+            target.problems.append(f"parameter `{arg.arg}` of `{function.name}`: its type is not read from the source")
+        elif param.kind == "tensor" and param.dims is None:
+            target.problems.append(f"parameter `{arg.arg}` of `{function.name}`: a tensor whose rank the entry "
+                                   "does not show (no `.shape` unpacking or shape assertion)")
+
+
+@dataclass
+class _Facts:
+    dims: dict[str, list[str | None]] = field(default_factory=dict)
+    #: tensor -> {index: symbol} from ``N = x.shape[-1]`` and ``x.shape[i]`` uses.
+    indexed: dict[str, dict[int, str]] = field(default_factory=dict)
+    none_tested: set[str] = field(default_factory=set)
+    tensor_used: set[str] = field(default_factory=set)
+    assignments: list[tuple[str, str]] = field(default_factory=list)
+    ints: set[str] = field(default_factory=set)
+    flattened: set[str] = field(default_factory=set)
+    #: ``assert a.shape == b.shape``: a -> b.
+    same_shape: dict[str, str] = field(default_factory=dict)
+
+
+def _merge(facts: _Facts, tensor: str, dims: list[str | None]) -> None:
+    """A tensor's dimensions from one more statement: a name fills a dimension still unnamed."""
+    known = facts.dims.get(tensor)
+    if known is None or len(known) != len(dims):
+        facts.dims.setdefault(tensor, dims)
+        return
+    facts.dims[tensor] = [old or new for old, new in zip(known, dims)]
+
+
+def _shape_of(node: ast.AST) -> str | None:
+    """``x`` for ``x.shape`` or ``x.size()``."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name):
+        return node.value.id
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+            and not node.args and isinstance(node.func.value, ast.Name):
+        return node.func.value.id
+    return None
+
+
+def _dim_index(node: ast.AST) -> tuple[str, int] | None:
+    """``(x, i)`` for ``x.shape[i]`` or ``x.size(i)`` with a literal ``i``."""
+    if isinstance(node, ast.Subscript) and _shape_of(node.value):
+        index = node.slice
+        try:
+            return _shape_of(node.value), int(ast.literal_eval(index))
+        except (ValueError, TypeError, SyntaxError):
+            return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+            and len(node.args) == 1 and isinstance(node.func.value, ast.Name):
+        try:
+            return node.func.value.id, int(ast.literal_eval(node.args[0]))
+        except (ValueError, TypeError, SyntaxError):
+            return None
+    return None
+
+
+def _body_facts(function) -> _Facts:
+    facts = _Facts()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Tuple) and _shape_of(value) and all(isinstance(e, ast.Name) for e in target.elts):
+                _merge(facts, _shape_of(value), [e.id if e.id != "_" else None for e in target.elts])
+            elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and value.elts \
+                    and isinstance(value.elts[0], ast.Starred) and _shape_of(value.elts[0].value) \
+                    and all(isinstance(e, ast.Name) for e in target.elts):
+                # B, T, H, K, V = *k.shape, v.shape[-1]
+                rest = value.elts[1:]
+                names = [e.id for e in target.elts]
+                _merge(facts, _shape_of(value.elts[0].value), names[:len(names) - len(rest)])
+                for name, element in zip(names[len(names) - len(rest):], rest):
+                    indexed = _dim_index(element)
+                    if indexed:
+                        facts.indexed.setdefault(indexed[0], {})[indexed[1]] = name
+            elif isinstance(target, ast.Name):
+                indexed = _dim_index(value)
+                if indexed:
+                    facts.indexed.setdefault(indexed[0], {})[indexed[1]] = target.id
+                facts.assignments.append((target.id, ast.unparse(value)))
+        elif isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1 \
+                and isinstance(node.test.ops[0], ast.Eq) and _shape_of(node.test.left):
+            right = node.test.comparators[0]
+            if isinstance(right, ast.Tuple):
+                _merge(facts, _shape_of(node.test.left),
+                       [e.id if isinstance(e, ast.Name) and e.id != "_" else None for e in right.elts])
+            elif _shape_of(right):
+                facts.same_shape[_shape_of(node.test.left)] = _shape_of(right)
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and len(node.ops) == 1 \
+                and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            facts.none_tested.add(node.left.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                node.attr in _TENSOR_ATTRIBUTES or node.attr in _TENSOR_METHODS):
+            facts.tensor_used.add(node.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("view", "reshape") and isinstance(node.func.value, ast.Name) \
+                and len(node.args) == 2 and isinstance(node.args[0], ast.UnaryOp) \
+                and ast.unparse(node.args[0]) == "-1":
+            # x.view(-1, x.shape[-1]): the entry takes any rank and flattens it to rows
+            facts.flattened.add(node.func.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cdiv":
+            facts.ints.update(a.id for a in node.args if isinstance(a, ast.Name))
+        indexed = _dim_index(node)
+        if indexed:
+            facts.indexed.setdefault(indexed[0], {})
+    return facts
+
+
+def _param(arg: ast.arg, defaults: dict, facts: _Facts, passed_to_kernel: set[str]) -> Param:
+    name = arg.arg
+    annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+    if name in defaults:
+        return Param(name, "default")
+    if name in facts.none_tested:
+        return Param(name, "none")
+    shape_of = facts.same_shape.get(name, name) if name not in facts.dims else name
+    if shape_of in facts.dims:
+        dims = tuple(d or f"{shape_of}.d{i}" for i, d in enumerate(facts.dims[shape_of]))
+        return Param(name, "tensor", dims)
+    tensorish = _TENSOR_ANNOTATIONS.search(annotation) or name in facts.tensor_used
+    if tensorish:
+        indexed = facts.indexed.get(name)
+        if name in facts.flattened:
+            return Param(name, "tensor", (f"{name}.rows", (indexed or {}).get(-1, f"{name}.cols")))
+        if indexed is not None:
+            if any(i < 0 for i in indexed):
+                # x.shape[-1] alone does not fix the rank
+                return Param(name, "tensor", None)
+            rank = max([i + 1 for i in indexed] or [1])
+            dims = [f"{name}.d{i}" for i in range(rank)]
+            for index, symbol in indexed.items():
+                dims[index] = symbol
+            return Param(name, "tensor", tuple(dims))
+        return Param(name, "tensor", None)
+    if annotation in ("int", "bool", "float"):
+        return Param(name, annotation)
+    if name in facts.ints:
+        return Param(name, "int")
+    return Param(name, "unknown")

@@ -1,0 +1,115 @@
+"""``kernelint confirm``: the recipe contract, harnesses generated for a fixture project (compiled,
+not run: CI has no GPU), and one harness run end to end under Triton's interpreter."""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelint.confirm.cli import _spec_of
+from kernelint.confirm.entry import LocateError, locate
+from kernelint.confirm.generate import apply_settings, generate
+from kernelint.confirm.recipes import DECLARED, RECIPES, NoRecipe, recipe_for
+from kernelint.rules import all_rules
+
+PROJECT = Path(__file__).parent / "confirm_projects" / "recipes" / "confirm_recipes"
+
+
+def test_every_crash_and_numerics_rule_declares_a_recipe_or_why_not():
+    for rule in all_rules():
+        if rule.evidence_class not in ("crash", "numerics"):
+            continue
+        declared = recipe_for(rule.code)
+        assert declared is not None, f"{rule.code} ({rule.evidence_class}) declares no confirm recipe in DECLARED"
+        if isinstance(declared, NoRecipe):
+            assert len(declared.why) > 20, f"{rule.code}: say why there is no recipe"
+    assert all(isinstance(d, NoRecipe) or d in RECIPES for d in DECLARED.values())
+
+
+def test_every_recipe_is_used_by_a_rule():
+    used = {d for d in DECLARED.values() if isinstance(d, str)}
+    assert used == set(RECIPES)
+
+
+def _harness(name: str, line: int, code: str, settings=()):
+    target = locate(PROJECT / name, line, code)
+    apply_settings(target, list(settings))
+    harness = generate(target)
+    compile(harness.source, f"{code}-harness.py", "exec")
+    return target, harness, _spec(harness.source)
+
+
+def _spec(source: str) -> dict:
+    tree = ast.parse(source)
+    return next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                and n.targets[0].id == "SPEC")
+
+
+def test_grid_axis_harness_sizes_the_flagged_axis_at_65536_with_a_control_at_65535():
+    target, harness, spec = _harness("grid.py", 20, "KL126")
+    assert harness.problems == [] and harness.recipe == "grid-axis-65536"
+    assert target.entry == "chunk_cumsum" and spec["entry"]["module"] == "confirm_recipes.grid"
+    assert spec["sizes"]["B"] * spec["sizes"]["H"] == 65536
+    assert spec["control_sizes"]["B"] * spec["control_sizes"]["H"] == 65535
+    assert "chunk_size" in " ".join(harness.assumptions)
+
+
+def test_int32_harness_grows_the_tensor_past_2_31_and_fixes_the_index_where_it_is_defined():
+    _, harness, spec = _harness("rows.py", 11, "KL103")
+    assert harness.problems == []
+    sizes = spec["sizes"]
+    assert sizes["n_rows"] * sizes["n_cols"] > 2**31
+    assert spec["fix"] == [{"path": str((PROJECT / "rows.py").resolve()), "line": 8, "old": "tl.program_id(0)",
+                            "new": "tl.program_id(0).to(tl.int64)"}]
+    assert spec["estimated_bytes"] > 2**32  # budget-checked before allocating
+
+
+def test_padded_load_harness_uses_lengths_that_are_not_multiples_of_the_block():
+    _, harness, spec = _harness("padded.py", 12, "KL120")
+    assert harness.recipe == "length-not-multiple-of-block" and harness.problems == []
+    K, M = spec["sizes"]["K"], spec["sizes"]["M"]
+    assert K & (K - 1)  # not a power of two: next_power_of_2(K) lanes pass the row's end
+    assert M % 16
+
+
+def test_a_parameter_whose_type_the_source_does_not_show_cannot_be_built_until_set(tmp_path):
+    module = tmp_path / "pkg" / "norm.py"
+    module.parent.mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='p'\nversion='0'\n")
+    (module.parent / "__init__.py").write_text("")
+    text = (PROJECT / "rows.py").read_text().replace("def scale(x: torch.Tensor)", "def scale(x: torch.Tensor, eps)")
+    module.write_text(text)
+    target = locate(module, 11, "KL103")
+    assert generate(target).problems
+    apply_settings(target, ["eps=1e-6"])
+    assert generate(target).problems == []
+
+
+def test_no_finding_at_the_line_is_an_error():
+    with pytest.raises(LocateError):
+        locate(PROJECT / "rows.py", 5, "KL103")
+
+
+def test_dry_run_writes_the_harness_without_running_it(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "kernelint", "confirm", f"{PROJECT / 'grid.py'}:20:KL126",
+                           "--dry-run", "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    script = tmp_path / "KL126-grid-20" / "harness.py"
+    compile(script.read_text(), str(script), "exec")
+    assert _spec_of(script)["recipe"] == "grid-axis-65536"
+    assert not (tmp_path / "KL126-grid-20" / "runs").exists()
+
+
+@pytest.mark.full  # torch and Triton's interpreter
+def test_padded_load_is_confirmed_end_to_end_under_the_interpreter(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "kernelint", "confirm", f"{PROJECT / 'padded.py'}:12:KL120",
+                           "--interpret", "--out", str(tmp_path), "--timeout", "300"],
+                          capture_output=True, text=True, timeout=900)
+    record = json.loads((tmp_path / "KL120-padded-12" / "runs" / "verdict.json").read_text())
+    assert record["runs"]["as-is"]["outcome"] == "ok" and record["runs"]["control"]["outcome"] == "ok", done.stdout
+    assert record["verdict"] == "confirmed", record
+    assert done.returncode == 0
