@@ -10,7 +10,7 @@ from kernelint.findings import Severity
 from kernelint.model import dataflow
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import triton
-from kernelint.rules import Report, Rule
+from kernelint.rules import Because, Report, Rule
 
 _EXPS = frozenset({
     triton.TL + "exp", triton.TL + "exp2", triton.TL + "math.exp", triton.TL + "math.exp2",
@@ -47,17 +47,21 @@ def _is_neg_inf(ctx, node: ast.AST) -> bool:
     return _float_value(ctx, node) == -math.inf
 
 
-def _reads_mask_from_memory(ctx, cond: ast.AST) -> bool:
-    """``cond`` depends on a per-lane ``tl.load`` (a key-padding or attention mask, a bias), not
-    only on offsets and scalar bounds. Reductions are not looked through: ``offs == argmax(x)``
-    picks one lane, it cannot empty a row."""
+def _mask_load(ctx, cond: ast.AST) -> ast.AST | None:
+    """The per-lane ``tl.load`` ``cond`` depends on (a key-padding or attention mask, a bias), or
+    None when it is built only from offsets and scalar bounds. Reductions are not looked through:
+    ``offs == argmax(x)`` picks one lane, it cannot empty a row."""
     def vector_load(node: ast.AST) -> bool:
         if not dataflow.is_load(ctx, node):
             return False
         pointer = signature_argument(node, triton.SIGNATURES[triton.LOAD], "pointer")
         return pointer is not None and dataflow.is_offset_vector(ctx, pointer)
 
-    return dataflow.reaches(ctx, cond, vector_load, prune=lambda n: dataflow.is_reduction(ctx, n)) is not None
+    return dataflow.reaches(ctx, cond, vector_load, prune=lambda n: dataflow.is_reduction(ctx, n))
+
+
+def _reads_mask_from_memory(ctx, cond: ast.AST) -> bool:
+    return _mask_load(ctx, cond) is not None
 
 
 def _masked_fill(ctx, node: ast.AST) -> bool:
@@ -188,7 +192,14 @@ and divide by `tl.where(l_i == 0, 1, l_i)` at the end.
                 if guarded[id(kernel)]:
                     break
                 reported.add(id(fill))
+                load = _mask_load(ctx, fill.args[0])
+                facts = [Because(f"scores set to -inf by `{short(fill, 60)}`", fill)]
+                if load is not None:
+                    facts.append(Because(f"the mask is read from memory: `{short(load, 60)}`", load))
+                facts += [Because(f"`{short(sub.right, 30)}` is a maximum of those scores", running_max),
+                          Because("the kernel compares nothing with -inf and the max has no finite floor")]
                 yield Report(call, f"`{short(call)}` subtracts a running max from scores masked to -inf by "
                                    f"`{short(fill, 50)}`: a row whose keys are all masked gives "
-                                   "exp(-inf - (-inf)) = NaN; replace a -inf max by 0 before the exps")
+                                   "exp(-inf - (-inf)) = NaN; replace a -inf max by 0 before the exps",
+                             facts=tuple(facts))
                 break
