@@ -56,6 +56,10 @@ def test_grid_axis_harness_sizes_the_flagged_axis_at_65536_with_a_control_at_655
     assert spec["sizes"]["B"] * spec["sizes"]["H"] == 65536
     assert spec["control_sizes"]["B"] * spec["control_sizes"]["H"] == 65535
     assert "chunk_size" in " ".join(harness.assumptions)
+    # `w`'s shape is not shown by the entry: it is read from the project's call in usage.py,
+    # whose `raw` the entry unpacks as (B, T, H)
+    w = next(p for p in target.params if p.name == "w")
+    assert w.dims == ("H",) and w.dtypes == ("float32",) and "usage.py" in w.source
 
 
 def test_int32_harness_grows_the_tensor_past_2_31_and_fixes_the_index_where_it_is_defined():

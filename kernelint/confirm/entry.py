@@ -37,6 +37,8 @@ class Param:
     dims: tuple[str, ...] | None = None
     #: Host dtypes the program model finds for the value the entry receives (may be empty).
     dtypes: tuple[str, ...] = ()
+    #: Where a shape not shown by the entry was read (a call of the entry in the project).
+    source: str | None = None
     #: A literal given with ``--set`` (kind "literal").
     value: str | None = None
 
@@ -188,14 +190,17 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     bound = launch.bound_arguments() if launch is not None else {}
     passed_to_kernel = {a.id for a in bound.values() if isinstance(a, ast.Name)}
+    from_callers = _shapes_from_callers(ctx, function, facts)
     for arg in [*positional, *args.kwonlyargs]:
         if arg.arg in ("self", "cls", "ctx"):
             target.problems.append(f"the entry `{function.name}` is a method; call it yourself")
             continue
         param = _param(arg, defaults, facts, passed_to_kernel)
+        if param.kind in ("tensor", "unknown") and param.dims is None and arg.arg in from_callers:
+            param.kind, param.dims, param.dtypes, param.source = "tensor", *from_callers[arg.arg]
         if param.kind == "tensor":
             found = dtypes_of(ctx.project, ctx, ast.Name(arg.arg, ast.Load()))
-            param.dtypes = tuple(sorted(found.known))
+            param.dtypes = tuple(sorted(found.known)) or param.dtypes
         target.params.append(param)
         if param.kind == "unknown":
             target.problems.append(f"parameter `{arg.arg}` of `{function.name}`: its type is not read from the source")
@@ -337,3 +342,53 @@ def _param(arg: ast.arg, defaults: dict, facts: _Facts, passed_to_kernel: set[st
     if name in facts.ints:
         return Param(name, "int")
     return Param(name, "unknown")
+
+
+_ALLOCATORS = frozenset({"torch.randn", "torch.rand", "torch.empty", "torch.zeros", "torch.ones"})
+
+
+def _allocation(ctx: FileContext, name: ast.Name) -> tuple[list[str], str | None] | None:
+    """``(size texts, dtype)`` of ``name = torch.randn(a, b, dtype=...)`` bound once where it is used."""
+    bound = [d for d in ctx.definitions(name.id, name) if d.value is not None]
+    if len(bound) != 1 or not isinstance(bound[0].value, ast.Call):
+        return None
+    call = bound[0].value
+    if ctx.qualname(call.func) not in _ALLOCATORS:
+        return None
+    sizes = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) else call.args
+    if not sizes or any(isinstance(a, ast.Starred) for a in sizes):
+        return None
+    dtype = next((ast.unparse(k.value).rsplit(".", 1)[-1] for k in call.keywords if k.arg == "dtype"), None)
+    return [ast.unparse(a) for a in sizes], dtype
+
+
+def _shapes_from_callers(ctx: FileContext, function, facts: _Facts) -> dict[str, tuple]:
+    """Shapes of entry parameters the entry does not show, read from a call of the entry in the
+    project (often a test): ``raw = torch.randn(B, T, HV); A_log = torch.randn(HV);
+    entry(raw, A_log)`` gives ``A_log`` the dimension of ``raw`` that the entry names ``H``.
+    A size the call's tensors do not relate to a named one stays unknown (no shape)."""
+    params = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    found: dict[str, tuple] = {}
+    try:
+        sites = ctx.project.callers_of(function, ctx)
+    except Exception:  # noqa: BLE001 - the program model could not answer: no facts from callers
+        return found
+    for site in sites[:16]:
+        call = site.node
+        passed = dict(zip(params[site.shift:], call.args))
+        passed.update({k.arg: k.value for k in call.keywords if k.arg})
+        allocated = {name: _allocation(site.ctx, value) for name, value in passed.items()
+                     if isinstance(value, ast.Name)}
+        renaming: dict[str, str] = {}
+        for name, made in allocated.items():
+            if made and name in facts.dims and len(facts.dims[name]) == len(made[0]):
+                for text, symbol in zip(made[0], facts.dims[name]):
+                    if symbol:
+                        renaming.setdefault(text, symbol)
+        for name, made in allocated.items():
+            if made is None or name in facts.dims or name in found:
+                continue
+            dims = [renaming.get(text) for text in made[0]]
+            if all(dims):
+                found[name] = (tuple(dims), (made[1],) if made[1] else (), site.where)
+    return found

@@ -82,7 +82,8 @@ def generate(target: Target, code: str | None = None) -> Harness:
         if param.kind == "tensor" and param.dims is not None:
             dtype = _dtype(param, recipe.name)
             shape = "(" + "".join(_dim_text(d) + ", " for d in param.dims) + ")"
-            lines_inputs.append(f"        {param.name!r}: make({shape}, {dtype!r}),")
+            note = f"  # shape as the call at {param.source} passes it" if param.source else ""
+            lines_inputs.append(f"        {param.name!r}: make({shape}, {dtype!r}),{note}")
             numel = 1
             for dim in param.dims:
                 numel *= sizes.get(dim, 1)

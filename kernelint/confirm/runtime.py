@@ -54,7 +54,36 @@ def import_entry_module(spec: dict, root_override: Path | None = None):
         for folder in (root / "src", root):
             if folder.is_dir():
                 sys.path.insert(0, str(folder))
-        return importlib.import_module(entry["module"])
+        try:
+            return importlib.import_module(entry["module"])
+        except (ImportError, OSError) as error:
+            # A package __init__ that loads compiled extensions the kernel does not need
+            # (mamba_ssm imports its CUDA extension): enter the packages as plain namespaces.
+            return _import_skipping_inits(entry["module"], path, error)
+    return _import_by_path(path)
+
+
+def _import_skipping_inits(dotted: str, path: Path, first_error: BaseException):
+    import types
+
+    parts = dotted.split(".")
+    for name in [n for n in sys.modules if n == parts[0] or n.startswith(parts[0] + ".")]:
+        del sys.modules[name]
+    folder = path.parent
+    packages = []
+    for depth in range(len(parts) - 1, 0, -1):
+        packages.append((".".join(parts[:depth]), folder))
+        folder = folder.parent
+    for name, location in reversed(packages):
+        namespace = types.ModuleType(name)
+        namespace.__path__ = [str(location)]
+        sys.modules[name] = namespace
+    print(f"kernelint confirm: importing {dotted} failed ({type(first_error).__name__}: {first_error}); "
+          "retrying with its packages' __init__ skipped", file=sys.stderr)
+    return importlib.import_module(dotted)
+
+
+def _import_by_path(path: Path):
     module_spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[path.stem] = module
