@@ -16,6 +16,7 @@ count.
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -83,8 +84,20 @@ def grid_entries(ctx: "FileContext", launch: "Launch") -> list[list[ast.expr]]:
     return []
 
 
+_AXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def grid_axes(ctx: "FileContext", launch: "Launch") -> list[list[GridAxis]]:
-    """Each alternative grid of ``launch`` as symbolic axis sizes (``size`` None where unknown)."""
+    """Each alternative grid of ``launch`` as symbolic axis sizes (``size`` None where unknown),
+    once per file model and launch."""
+    per_file = _AXES.setdefault(ctx, {})
+    key = id(launch.node)
+    if key not in per_file:
+        per_file[key] = _grid_axes(ctx, launch)
+    return per_file[key]
+
+
+def _grid_axes(ctx: "FileContext", launch: "Launch") -> list[list[GridAxis]]:
     view = ctx.project
     return [
         [GridAxis(axis, entry, shapes.size_of(view, ctx, entry)) for axis, entry in enumerate(entries[:3])]

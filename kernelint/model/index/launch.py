@@ -13,6 +13,7 @@ shape of its host tensor (``project/shapes.py``).
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,30 @@ class Bound:
         return sx.substitute(poly, self.substitution)
 
 
+_SITES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: Launch sites read per kernel.
+MAX_SITES = 8
+
+
+def launch_sites(ctx, kernel) -> list["Site"]:
+    """The project's launches of ``kernel`` (at most ``MAX_SITES``), once per file model."""
+    per_file = _SITES.setdefault(ctx, {})
+    key = id(kernel.node)
+    if key not in per_file:
+        per_file[key] = ctx.project.launches_of(kernel, ctx)[:MAX_SITES]
+    return per_file[key]
+
+
 def bind(index: KernelIndex, site: "Site") -> Bound:
+    """``index`` under ``site`` (computed once per kernel index and launch)."""
+    cache = index.__dict__.setdefault("_bound", {})
+    key = id(site.node)
+    if key not in cache:
+        cache[key] = _bind(index, site)
+    return cache[key]
+
+
+def _bind(index: KernelIndex, site: "Site") -> Bound:
     ctx = site.ctx
     launch = site.launch
     view = site.ctx.project

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from kernelint.model import intwidth
 from kernelint.model.dataflow import reaches
 from kernelint.model.index.access import kernel_index
-from kernelint.model.index.launch import bind
+from kernelint.model.index.launch import bind, launch_sites
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.project import shapes
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from kernelint.model.kernels import Kernel
 
 LIMIT = 2**31
-#: Launch sites read per kernel.
-_MAX_SITES = 8
 _RUNTIME = (shapes.DATA, shapes.DIM, shapes.DATADEP)
 _PER_CALL = (shapes.DATA, shapes.DATADEP)
 
@@ -63,11 +61,11 @@ class Overflow:
 
 
 def int32_overflows(ctx: "FileContext", kernel: "Kernel") -> list[Overflow]:
+    sites = launch_sites(ctx, kernel)
+    if not sites:
+        return []
     products = intwidth.int32_address_products(ctx, kernel)
     if not products:
-        return []
-    sites = ctx.project.launches_of(kernel, ctx)[:_MAX_SITES]
-    if not sites:
         return []
     index = kernel_index(ctx, kernel)
     bounds = [bind(index, site) for site in sites]

@@ -22,14 +22,13 @@ from typing import TYPE_CHECKING
 
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import Access, kernel_index
-from kernelint.model.index.launch import Bound, bind
+from kernelint.model.index.launch import Bound, bind, launch_sites
 from kernelint.model.project import shapes
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
     from kernelint.model.kernels import Kernel
 
-_MAX_SITES = 8
 _TILE_KINDS = ("load", "store", "atomic")
 
 
@@ -49,13 +48,16 @@ class PastTheEnd:
 
 
 def past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[PastTheEnd]:
+    all_sites = launch_sites(ctx, kernel)
+    if not all_sites:
+        return []
     index = kernel_index(ctx, kernel)
     candidates = [a for a in index.accesses if a.kind in _TILE_KINDS and not a.masked and a.pointer is not None
                   and a.offset is not None and _unguarded(ctx, kernel, a.node)
                   and any(n.startswith("lane:") for n in a.offset.symbols())]
     if not candidates:
         return []
-    sites = [s for s in ctx.project.launches_of(kernel, ctx)[:_MAX_SITES] if not _checks_divisibility(s)]
+    sites = [s for s in all_sites if not _checks_divisibility(s)]
     bounds = [bind(index, site) for site in sites]
     found: list[PastTheEnd] = []
     for access in candidates:
@@ -135,13 +137,16 @@ def block_past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[BlockPastTh
     """``tl.load``/``tl.store`` of a ``tl.make_block_ptr`` block without ``boundary_check`` on a
     dimension whose extent is a run-time size the block can pass under a launch of the project
     (tensor descriptors are bounds-checked by the hardware and left out)."""
+    all_sites = launch_sites(ctx, kernel)
+    if not all_sites:
+        return []
     index = kernel_index(ctx, kernel)
     candidates = [a for a in index.accesses if a.kind.startswith("block_") and a.block is not None
                   and not a.block.descriptor and a.boundary_check is not None
                   and _unguarded(ctx, kernel, a.node)]
     if not candidates:
         return []
-    sites = [s for s in ctx.project.launches_of(kernel, ctx)[:_MAX_SITES] if not _checks_divisibility(s)]
+    sites = [s for s in all_sites if not _checks_divisibility(s)]
     bounds = [bind(index, site) for site in sites]
     found: list[BlockPastTheEnd] = []
     for access in candidates:

@@ -24,6 +24,7 @@ reads of other files are recorded). Unknown stays unknown (None): nothing is gue
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -273,7 +274,7 @@ class _Follow:
         if frames <= 0 or self.view is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 or ctx.kernel_of(parameter) is not None:
             return opaque
-        sites = self.view.callers_of(function, ctx)
+        sites = _callers(self.view, function, ctx)
         if not sites or len(sites) > _MAX_CALLERS:
             return opaque
         found: list[Poly] = []
@@ -614,6 +615,19 @@ def _parameter_of(ctx: "FileContext", expr: ast.expr) -> ast.arg | None:
         return None
     definitions = ctx.definitions(expr.id, expr)
     return definitions[0].node if len(definitions) == 1 and isinstance(definitions[0].node, ast.arg) else None
+
+
+_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _callers(view: "ProjectView", function, ctx: "FileContext"):
+    """``view.callers_of(function)``, once per view and function (searching the importers is the
+    costly step of following a parameter)."""
+    per_view = _CALLERS.setdefault(view, {})
+    key = id(function)
+    if key not in per_view:
+        per_view[key] = view.callers_of(function, ctx)
+    return per_view[key]
 
 
 def _argument_for(function, parameter: ast.arg, call: ast.Call, shift: int) -> tuple[ast.expr | None, bool]:
