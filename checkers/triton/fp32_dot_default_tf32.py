@@ -20,8 +20,8 @@ class Fp32DotDefaultTf32(Rule):
     name = "fp32-dot-default-tf32"
     family = "triton-numerics"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.WARNING
+    default_enabled = True
     evidence_class = "numerics"
     summary = ("`tl.dot` of tiles loaded from fp32 tensors with no `input_precision`: Triton multiplies them in "
                "TF32 on NVIDIA GPUs, about 1e-3 relative error where fp32 results are expected.")
@@ -47,6 +47,11 @@ product over K terms is off by about 1e-3 relative to an fp32 matmul, and torch'
 tutorial GEMM to fp32 and find a mismatch they take for a bug (triton #6265, #5895, #8654); an
 explicit `input_precision="ieee"` (or `"tf32x3"`, about fp32 accuracy at lower cost) fixes it,
 and `input_precision="tf32"` records that TF32 is intended.
+
+Measured on the H200 (Triton 3.6, the record below): an fp32 GEMM with the default precision was
+off by up to 0.12 (K = 1024) and 0.27 (K = 4096) against an fp64 reference, 94-97% of the
+elements beyond 2e-3; with `input_precision="ieee"` it stayed within 8.9e-4. A warning, not an
+error: some fp32 kernels want TF32, and the fix for them is to say so.
 
 ## Example
 ```python

@@ -19,8 +19,8 @@ class LowPrecisionAccumulator(Rule):
     name = "low-precision-accumulator"
     family = "triton-numerics"
     dsl = "triton"
-    severity = Severity.INFO
-    default_enabled = False
+    severity = Severity.WARNING
+    default_enabled = True
     evidence_class = "numerics"
     summary = ("A sum carried across the iterations of a loop in a Triton kernel in an fp16/bf16 accumulator: "
                "every addition rounds the running sum, and the error grows with the trip count.")
@@ -47,6 +47,12 @@ in fp16 a sum past 2048 no longer changes when a value below 1 is added. `tl.dot
 fp32 by default for this reason (inductor's bf16 templates lost accuracy when the accumulator
 was narrower, pytorch PR #188998; torchrec PR #3730 moved its TBE sums to fp32). Carry the sum
 in fp32 and convert once when storing.
+
+Measured on the H200 (Triton 3.6, the record below): row sums of fp16 values in [0, 1) with the
+accumulator in the input's element type stalled at 2048 per lane once each lane had added 8,192
+terms: 50% low in both such cases (4 x 1M and 128 x 2M columns), against 2.5e-1 absolute with an
+fp32 accumulator. With 4 and 128 terms per lane (the controls) the fp16 sums stayed within
+tolerance: the rule does not weigh the trip count, which is why it is a warning.
 
 ## Example
 ```python
