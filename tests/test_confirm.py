@@ -117,3 +117,15 @@ def test_padded_load_is_confirmed_end_to_end_under_the_interpreter(tmp_path):
     assert record["runs"]["as-is"]["outcome"] == "ok" and record["runs"]["control"]["outcome"] == "ok", done.stdout
     assert record["verdict"] == "confirmed", record
     assert done.returncode == 0
+
+
+@pytest.mark.parametrize("form", ["json", "sarif"])
+def test_from_report_takes_the_finding_from_a_json_or_sarif_report(tmp_path, form):
+    report = tmp_path / f"report.{form}"
+    done = subprocess.run([sys.executable, "-m", "kernelint", "check", str(PROJECT / "grid.py"), "--select", "KL126",
+                           "--no-cache", "--format", form], capture_output=True, text=True, timeout=120)
+    report.write_text(done.stdout)
+    done = subprocess.run([sys.executable, "-m", "kernelint", "confirm", "--from", str(report), "--dry-run",
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _spec_of(tmp_path / "out" / "KL126-grid-20" / "harness.py")["finding"]["line"] == 20

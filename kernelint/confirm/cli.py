@@ -29,6 +29,9 @@ def add_parser(commands) -> None:
     confirm.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
                          help="a value for an entry parameter the source does not fix (eps=1e-6, h0=None), or a "
                               "tensor's shape in the entry's size names (A_log=shape:(H,))")
+    confirm.add_argument("--max-configs", type=int, default=None, metavar="N",
+                         help="keep only the first N configs of the flagged kernel's @triton.autotune (compiling "
+                              "72 configs can take longer than the run)")
     confirm.add_argument("--timeout", type=float, default=120.0, metavar="S", help="watchdog per kernel run")
     confirm.add_argument("--setup-timeout", type=float, default=600.0, metavar="S",
                          help="limit on import and input building per run")
@@ -78,7 +81,7 @@ def run(args) -> int:
     except (LocateError, ValueError, OSError, SyntaxError) as error:
         print(f"kernelint confirm: {error}", file=sys.stderr)
         return EXIT_ERROR
-    harness = generate(target)
+    harness = generate(target, max_configs=args.max_configs)
     out = Path(args.out) / f"{target.code}-{target.path.stem}-{target.line}"
     out.mkdir(parents=True, exist_ok=True)
     script = out / "harness.py"

@@ -62,7 +62,7 @@ def _dim_text(dim: str) -> str:
     return f"sizes[{dim!r}]"
 
 
-def generate(target: Target, code: str | None = None) -> Harness:
+def generate(target: Target, max_configs: int | None = None) -> Harness:
     declared = recipe_for(target.code)
     header = [f"kernelint confirm: {target.code} at {target.path}:{target.line}", "", target.message, ""]
     if not isinstance(declared, Recipe):
@@ -114,7 +114,8 @@ def generate(target: Target, code: str | None = None) -> Harness:
         "project_root": str(target.root) if target.root else None,
         "entry": {"path": str(target.entry_path) if target.entry_path else None, "module": entry_module,
                   "function": target.entry},
-        "kernel": {"name": target.kernel, "path": str(target.kernel_path)},
+        "kernel": {"name": target.kernel, "path": str(target.kernel_path),
+                   "module": target.module_name(target.kernel_path), "max_configs": max_configs},
         "fix": edits,
         "sizes": sizes,
         "control_sizes": control,

@@ -91,6 +91,17 @@ def _import_by_path(path: Path):
     return module
 
 
+def _cut_configs(spec: dict, entry_module, keep: int) -> None:
+    """Keep the first ``keep`` configs of the flagged kernel's autotuner (under any heuristics)."""
+    kernel_module = sys.modules.get(spec["kernel"].get("module") or "", entry_module)
+    kernel = getattr(kernel_module, spec["kernel"]["name"], None)
+    while kernel is not None and not hasattr(kernel, "configs"):
+        kernel = getattr(kernel, "fn", None)
+    if kernel is None:
+        raise CannotBuild(f"--max-configs: `{spec['kernel']['name']}` has no autotuner")
+    kernel.configs = kernel.configs[:keep]
+
+
 def fixed_copy(spec: dict, into: Path) -> Path:
     from kernelint.confirm.fixes import apply
 
@@ -180,6 +191,8 @@ def run(spec: dict, inputs, call, variant: str, out: Path, channel) -> dict:
                               f"on {device}")
         with tempfile.TemporaryDirectory(prefix="kernelint-confirm-fixed-") as scratch:
             module = import_entry_module(spec, fixed_copy(spec, Path(scratch)) if variant == "fixed" else None)
+            if spec["kernel"].get("max_configs"):
+                _cut_configs(spec, module, spec["kernel"]["max_configs"])
             guards: list = []
             args = inputs(sizes, _maker(torch, device, recipe, variant, guards))
             _emit(channel, READY, {"case": variant})

@@ -143,6 +143,15 @@ def recipe_sizes(recipe: str, target: Target) -> tuple[dict[str, int], dict[str,
                     continue
                 sizes[dim] = (1000 if len(dims) == 1 else 96) if position == 0 else 1000 if position == 1 else 2
         return sizes, None, problems
+    if recipe == "second-call-after-autotune":
+        # Several blocks along the second dimension (a sequence of 512 is 8 chunks of 64: an
+        # in-place prefix over chunks then has something to accumulate), a batch of 1.
+        for param in tensors(target):
+            for position, dim in enumerate(param.dims):
+                if sizes[dim] == DEFAULT_DIM:
+                    sizes[dim] = 1 if position == 0 and len(param.dims) > 2 else 512 if position == 1 else DEFAULT_DIM
+                    sizes[dim] = sizes[dim] or DEFAULT_DIM
+        return sizes, None, problems
     if recipe == "bf16-through-fp16-pointer":
         return {name: 128 for name in names}, None, problems
     return sizes, None, problems
