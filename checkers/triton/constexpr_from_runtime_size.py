@@ -78,8 +78,9 @@ time.
         for kernel in ctx.kernels:
             if kernel.dsl == "triton":
                 yield from self._ignored_do_not_specialize(ctx, kernel)
-        for launch in ctx.launches_of("triton"):
-            constexprs = launch.kernel.constexpr_names(ctx.qualname) - launch.kernel.tuned_names()
+        for launch in ctx.launches_of("triton", imported=True):
+            kernel_ctx = launch.kernel_ctx or ctx
+            constexprs = launch.kernel.constexpr_names(kernel_ctx.qualname) - launch.kernel.tuned_names()
             for name, value in launch.bound_arguments().items():
                 if name not in constexprs:
                     continue
