@@ -70,7 +70,9 @@ def evidence_page(root: Path) -> str:
         lines.append(f"| {rule.code} `{rule.name}` | {rule.evidence_class} | {rule.severity.value}, "
                      f"{'on' if rule.default_enabled else 'off'} | {_cell(claim)} | {_cell(measured)} | "
                      f"{verdict} | {_cell(where)} |")
-    return "\n".join(lines + _measured_sections()) + "\n"
+    from kernelint.confirm.doc import SECTION as confirm_section
+
+    return "\n".join(lines + confirm_section.rstrip("\n").split("\n") + _measured_sections()) + "\n"
 
 
 def _measured_sections() -> list[str]:
