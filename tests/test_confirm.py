@@ -129,3 +129,29 @@ def test_from_report_takes_the_finding_from_a_json_or_sarif_report(tmp_path, for
                            "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert _spec_of(tmp_path / "out" / "KL126-grid-20" / "harness.py")["finding"]["line"] == 20
+
+
+@pytest.mark.full  # torch and Triton's interpreter
+def test_the_fixed_run_imports_a_patched_copy_and_leaves_the_checkout_alone(tmp_path):
+    """The KL103 harness's fixed variant, its sizes cut so the interpreter can run it: the copy
+    holds the int64 edit, the project's file does not, and the run completes from the copy."""
+    _, harness, spec = _harness("rows.py", 11, "KL103")
+    small = harness.source.replace(repr(spec["sizes"]), repr({"n_rows": 8, "n_cols": 16}))
+    small = small.replace(f"'estimated_bytes': {spec['estimated_bytes']}", "'estimated_bytes': 0")
+    assert small != harness.source
+    script = tmp_path / "harness.py"
+    script.write_text(small)
+    before = (PROJECT / "rows.py").read_text()
+    env = {**__import__("os").environ, "TRITON_INTERPRET": "1",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    for variant in ("as-is", "fixed"):
+        done = subprocess.run([sys.executable, str(script), "run", "--variant", variant, "--out", str(tmp_path / "runs")],
+                              capture_output=True, text=True, timeout=600, env=env)
+        record = json.loads((tmp_path / "runs" / f"{variant}.json").read_text())
+        assert record["outcome"] == "ok", done.stdout + done.stderr
+    assert (PROJECT / "rows.py").read_text() == before
+    done = subprocess.run([sys.executable, str(script), "judge", "--out", str(tmp_path / "runs")],
+                          capture_output=True, text=True, timeout=600, env=env)
+    verdict = json.loads(done.stdout.strip().splitlines()[-1])
+    # 8 x 16 elements cannot overflow: the as-is and fixed runs agree
+    assert verdict["verdict"] == "not reproduced" and verdict["max_abs_diff_last_rows"] == 0
