@@ -79,23 +79,55 @@ rope_kernel[grid](q, cos, sin, ...)
     @classmethod
     def _copied_again(cls, clone, ctx):
         """The `.contiguous()` call that copies ``clone``'s value after a reordering view, when
-        that chain is the value's only use."""
-        value, reordered = clone, False
+        that chain is the value's only use: in this function, or in a function it is passed to
+        (``forward`` clones, ``rope_forward(q, ...)`` transposes), in this file or another."""
+        value, reordered, here = clone, False, ctx
         for _ in range(_MAX_STEPS):
-            parent = ctx.parent(value)
-            if isinstance(parent, ast.Attribute) and isinstance(ctx.parent(parent), ast.Call):
-                call = ctx.parent(parent)
+            parent = here.parent(value)
+            if isinstance(parent, ast.Attribute) and isinstance(here.parent(parent), ast.Call):
+                call = here.parent(parent)
                 if parent.attr in _REORDERING_VIEWS:
                     value, reordered = call, True
                     continue
                 if parent.attr == "contiguous":
                     return call if reordered else None
                 return None
-            uses = cls._only_use(value, ctx)
+            if isinstance(parent, ast.Call) and value in parent.args:
+                passed = cls._parameter_use(parent, parent.args.index(value), here, ctx)
+                if passed is None:
+                    return None
+                value, here = passed
+                continue
+            uses = cls._only_use(value, here)
             if uses is None:
                 return None
             value = uses
         return None
+
+    @classmethod
+    def _parameter_use(cls, call, position, here, ctx):
+        """The one read, inside the function ``call`` calls, of the parameter at ``position``
+        (with that function's file model); None when it is read more than once or not found."""
+        functions = here.local_functions_called(call)
+        callee_ctx = here
+        if not functions:
+            dotted = ctx.project.absolute(here, call.func)
+            found = ctx.project.function_named(dotted) if dotted else None
+            if found is None:
+                return None
+            functions, callee_ctx = [found[0]], found[1]
+        if len(functions) != 1:
+            return None
+        params = [*functions[0].args.posonlyargs, *functions[0].args.args]
+        if isinstance(call.func, ast.Attribute) and params and params[0].arg in ("self", "cls"):
+            params = params[1:]
+        if position >= len(params) or any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            return None
+        parameter = params[position]
+        definition = next((d for d in callee_ctx.definitions(parameter.arg, functions[0].body[0])
+                           if d.node is parameter), None)
+        uses = callee_ctx.uses_of(definition) if definition is not None else []
+        return (uses[0], callee_ctx) if len(uses) == 1 else None
 
     @staticmethod
     def _only_use(value, ctx):
