@@ -8,6 +8,8 @@ from kernelint.findings import Severity
 from kernelint.model import dataflow, memory
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import triton
+from kernelint.model.index.launch import launch_sites
+from kernelint.model.project import shapes
 from kernelint.rules import Report, Rule
 
 _CLAMPS = frozenset({triton.TL + "minimum", triton.WHERE})
@@ -26,8 +28,12 @@ class UnmaskedPaddedBlock(Rule):
     doc = """
 ## What it does
 Flags a `tl.load`/`tl.store` without `mask=` whose pointer is built from `tl.arange(0, B)` (or
-`tl.arange(a, B)`), where `B` is a `tl.constexpr` that a launch in the same file passes as
-`triton.next_power_of_2(n)` of a size known only at run time (directly or through a host name).
+`tl.arange(a, B)`), where `B` is a `tl.constexpr` that a launch of the kernel passes as
+`triton.next_power_of_2(n)` of a size known only at run time: directly, through a host name,
+through `max(16, triton.next_power_of_2(n))`, or returned by a host helper
+(`BLOCK=block_size(n)`; `kernelint/model/project/shapes.py`). Launches in the modules that import
+the kernel count too, and an unmasked access in a `@triton.jit` helper the kernel passes the
+block to (`_load_row(x_ptr, BLOCK)`) is reported in the helper.
 
 Silent when the access has a mask, when the offsets are wrapped or clamped (`offs % n`,
 `tl.minimum(offs, n - 1)`, `tl.where`), when the block is capped on the host (`min(64,
@@ -70,40 +76,89 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
 
     def finish(self, ctx):
         padded: dict[int, tuple[object, dict[str, ast.AST], set[str]]] = {}
-        for launch in ctx.launches_of("triton"):
-            constexprs = launch.kernel.constexpr_names(ctx.qualname)
+        for kernel, site_ctx, launch in self._launches(ctx):
+            constexprs = kernel.constexpr_names(ctx.qualname)
             bound = launch.bound_arguments()
             for name, value in bound.items():
-                rounded = self._rounded_runtime_size(ctx, value) if name in constexprs else None
+                rounded = self._rounded_runtime_size(site_ctx, value) if name in constexprs else None
                 if rounded is None:
                     continue
-                kernel, blocks, sized = padded.setdefault(id(launch.kernel.node), (launch.kernel, {}, set()))
+                _, blocks, sized = padded.setdefault(id(kernel.node), (kernel, {}, set()))
                 blocks.setdefault(name, value if isinstance(value, ast.Call) else rounded)
-                sized |= {p for p, tensor in bound.items() if self._allocated_with(ctx, tensor, value)}
+                sized |= {p for p, tensor in bound.items() if self._allocated_with(site_ctx, tensor, value)}
+        reported: set[int] = set()
         for kernel, blocks, sized in padded.values():
-            for access in memory.accesses(ctx, kernel):
-                call = access.call
-                name = ctx.call_name(call)
-                if name not in (triton.LOAD, triton.STORE):
-                    continue
-                signature = triton.SIGNATURES[name]
-                mask = signature_argument(call, signature, "mask")
-                if mask is not None and not (isinstance(mask, ast.Constant) and mask.value is None):
-                    continue
-                if signature_argument(call, signature, "boundary_check") is not None or self._guarded(ctx, kernel, call):
-                    continue
-                block = self._padded_arange(ctx, signature_argument(call, signature, "pointer"), blocks)
-                if block is not None and not (access.parameters & sized):
-                    verb = "load" if name == triton.LOAD else "store"
-                    yield Report(
-                        call,
-                        f"unmasked {verb} over `tl.arange(..., {block})`, and `{block}` is "
-                        f"`{ast.unparse(blocks[block])}` on the host: the lanes past the real size "
-                        "touch memory beyond it; add a mask",
-                    )
+            yield from self._unmasked(ctx, kernel, blocks, sized, reported, "")
+            for helper, helper_blocks, helper_sized in self._helpers(ctx, kernel, blocks, sized):
+                yield from self._unmasked(ctx, helper, helper_blocks, helper_sized, reported,
+                                          f" (in `{helper.name}`, called from `{kernel.name}`)")
+
+    def _unmasked(self, ctx, kernel, blocks, sized, reported, where):
+        for access in memory.accesses(ctx, kernel):
+            call = access.call
+            name = ctx.call_name(call)
+            if name not in (triton.LOAD, triton.STORE) or id(call) in reported:
+                continue
+            signature = triton.SIGNATURES[name]
+            mask = signature_argument(call, signature, "mask")
+            if mask is not None and not (isinstance(mask, ast.Constant) and mask.value is None):
+                continue
+            if signature_argument(call, signature, "boundary_check") is not None or self._guarded(ctx, kernel, call):
+                continue
+            block = self._padded_arange(ctx, signature_argument(call, signature, "pointer"), blocks)
+            if block is not None and not (access.parameters & sized):
+                reported.add(id(call))
+                verb = "load" if name == triton.LOAD else "store"
+                yield Report(
+                    call,
+                    f"unmasked {verb} over `tl.arange(..., {block})`{where}, and `{block}` is "
+                    f"`{ast.unparse(blocks[block])}` on the host: the lanes past the real size "
+                    "touch memory beyond it; add a mask",
+                )
+
+    @staticmethod
+    def _helpers(ctx, kernel, blocks, sized):
+        """The ``@triton.jit`` helpers ``kernel`` calls with a padded block (``_row(x_ptr, BLOCK)``):
+        each with its own parameter names for the blocks and the sized pointers passed to it."""
+        for call in ast.walk(kernel.node):
+            if not isinstance(call, ast.Call) or ctx.function_of(call) is not kernel.node:
+                continue
+            functions = ctx.local_functions_called(call)
+            helper = ctx.kernel_of(functions[0].body[0], "triton") if len(functions) == 1 else None
+            if helper is None or helper is kernel:
+                continue
+            params = [p.arg for p in helper.params]
+            passed = {**dict(zip(params, call.args)), **{k.arg: k.value for k in call.keywords if k.arg}}
+            helper_blocks = {p: blocks[a.id] for p, a in passed.items() if isinstance(a, ast.Name) and a.id in blocks}
+            if helper_blocks:
+                helper_sized = {p for p, a in passed.items() if isinstance(a, ast.Name) and a.id in sized}
+                yield helper, helper_blocks, helper_sized
+
+    @staticmethod
+    def _launches(ctx):
+        """(kernel, launching file's model, launch) for each launch of this file's Triton kernels
+        in the project (its own file and the modules that import it)."""
+        for kernel in ctx.kernels:
+            if kernel.dsl != "triton":
+                continue
+            for site in launch_sites(ctx, kernel):
+                if site.launch is not None and site.launch.style == "subscript":
+                    yield kernel, site.ctx, site.launch
 
     @staticmethod
     def _rounded_runtime_size(ctx, value):
+        """The ``triton.next_power_of_2(n)`` of a non-constant ``n`` that ``value`` is, written
+        at the launch or returned by a host helper (``get_block_size(n)``); through ``max``
+        (``max(16, next_power_of_2(n))``), not through ``min``."""
+        found = UnmaskedPaddedBlock._rounded_in_place(ctx, value)
+        if found is not None:
+            return found
+        size = shapes.size_of(ctx.project, ctx, value)
+        rounded = shapes.rounded_up(size) if size is not None else None
+        return ast.Name(id=shapes.render(rounded)) if rounded is not None else None
+
+    @staticmethod
+    def _rounded_in_place(ctx, value):
         """The ``triton.next_power_of_2(n)`` call of a non-constant ``n`` that ``value`` is."""
         def match(node):
             return (ctx.is_call(node, triton.NEXT_POWER_OF_2) and len(node.args) == 1

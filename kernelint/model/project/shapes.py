@@ -342,6 +342,10 @@ class _Follow:
             if _reads_data(inner):
                 return _symbol(ctx, call, _text(inner), DATADEP)
             return self.size(ctx, inner, frames)
+        if isinstance(func, (ast.Name, ast.Attribute)) and name is None or isinstance(func, ast.Name):
+            returned = self._returned(ctx, call, frames)
+            if returned is not None:
+                return returned
         if isinstance(func, ast.Attribute):
             method = func.attr
             if method in _DATADEP_METHODS:
@@ -362,6 +366,39 @@ class _Follow:
                 return stride if stride is not None else _symbol(
                     ctx, call, f"{_text(func.value, 24)}.stride({ast.unparse(call.args[0])})", DIM)
         return None
+
+    def _returned(self, ctx, call: ast.Call, frames: int) -> Poly | None:
+        """A call of a host function of the project (``get_block_size(n)``): what it returns,
+        its parameters bound to this call's arguments."""
+        if frames <= 0:
+            return None
+        functions = ctx.local_functions_called(call) if isinstance(call.func, ast.Name) else []
+        target_ctx = ctx
+        if not functions and self.view is not None:
+            dotted = self.view.absolute(ctx, call.func)
+            resolved = self.view.function_named(dotted) if dotted else None
+            if resolved is not None:
+                functions, target_ctx = [resolved[0]], resolved[1]
+        if len(functions) != 1 or target_ctx.kernel_of(functions[0].body[0]) is not None:
+            return None
+        function = functions[0]
+        returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
+                   and target_ctx.function_of(n) is function]
+        if not returns:
+            return None
+        saved = dict(self.bound)
+        for param in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
+            passed, is_default = _argument_for(function, param, call, 0)
+            if passed is not None:
+                self.bound[id(param)] = (target_ctx if is_default else ctx, passed)
+        try:
+            values = [self.size(target_ctx, value, frames - 1) for value in returns]
+        finally:
+            self.bound = saved
+        if any(v is None for v in values):
+            return None
+        unique = list(dict.fromkeys(values))
+        return unique[0] if len(unique) == 1 else sx.maximum(*unique)
 
     # --- tensors -----------------------------------------------------------------------------
 
@@ -687,6 +724,24 @@ def is_last_dimension(name: str) -> bool:
     """The host symbol was read as the last dimension of a tensor (a feature or hidden size)."""
     found = SYMBOLS.get(name)
     return found is not None and found.last
+
+
+def rounded_up(poly: Poly) -> Poly | None:
+    """The run-time size ``poly`` rounds up to a power of two, when ``poly`` is such a rounding
+    (``next_power_of_2(n)``, ``max(16, next_power_of_2(n))``, through host helpers that return
+    one); None when it is anything else or capped (``min(64, next_power_of_2(K))``)."""
+    if len(poly.terms) != 1 or poly.terms[0][1] != 1 or len(poly.terms[0][0]) != 1:
+        return None
+    atom = sx.atom_of(poly.terms[0][0][0])
+    if atom is None:
+        return None
+    if atom.op == "np2":
+        runtime = any(growth(n) in (DATA, DIM, DATADEP, PARAM) for leaf in leaves(atom.args[0]) for n in leaf)
+        return atom.args[0] if runtime else None
+    if atom.op == "max":
+        found = [r for r in (rounded_up(a) for a in atom.args) if r is not None]
+        return found[0] if found else None
+    return None
 
 
 def growth(name: str) -> str | None:
