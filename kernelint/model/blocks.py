@@ -6,7 +6,7 @@ A value is a block when it is computed, through names and shape-keeping operatio
 ``tl.arange``, a ``tl.zeros``/``tl.full`` of a literal non-empty shape, or a block pointer. The
 walk stops at anything whose shape it cannot vouch for: reductions (``tl.sum(x)`` is a scalar,
 ``tl.sum(x, axis=1)`` may not be), calls of helper functions, attributes (``x.shape[0]``) and
-parameters. So "not a block" means "not shown to be one", never "a scalar".
+parameters, except a jit helper's parameter for which every caller in the file passes a block. So "not a block" means "not shown to be one", never "a scalar".
 """
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ _PASS_THROUGH = (ast.Name, ast.BinOp, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.
                  ast.Slice, ast.Tuple, ast.keyword)
 
 
-def block_origin(ctx: "FileContext", expr: ast.AST) -> ast.AST | None:
+def block_origin(ctx: "FileContext", expr: ast.AST, _depth: int = 0) -> ast.AST | None:
     """The node that makes kernel value ``expr`` a block (its ``tl.arange``, ``tl.zeros`` or
-    ``tl.make_block_ptr``), or None when the value is not shown to be one."""
+    ``tl.make_block_ptr``, also through the arguments every caller of a ``@triton.jit`` helper
+    passes for its parameters), or None when the value is not shown to be one."""
     found: list[ast.AST] = []
 
     def descend(node: ast.AST) -> bool:
@@ -51,7 +52,37 @@ def block_origin(ctx: "FileContext", expr: ast.AST) -> ast.AST | None:
         return isinstance(node, _PASS_THROUGH)
 
     walk_value(ctx, expr, descend, _MAX_DEPTH)
+    if not found and _depth < _MAX_HELPER_DEPTH:
+        found.extend(_block_through_parameters(ctx, expr, _depth))
     return found[0] if found else None
+
+
+#: Helper calls followed from a parameter to the arguments its callers pass.
+_MAX_HELPER_DEPTH = 2
+
+
+def _block_through_parameters(ctx: "FileContext", expr: ast.AST, depth: int) -> list[ast.AST]:
+    """A block a ``@triton.jit`` helper's parameter receives: every call site in the file passes
+    one for it (``_keep(offs, lo, hi)`` called with ``offs = ... + tl.arange(...)``)."""
+    found: list[ast.AST] = []
+
+    def descend(node: ast.AST) -> bool:
+        if found or isinstance(node, (ast.Call, ast.Attribute)):
+            return False
+        if isinstance(node, ast.Name):
+            for definition in reaching_definitions(ctx, node):
+                parameter = definition.node
+                if not isinstance(parameter, ast.arg) or ctx.kernel_of(parameter, "triton") is None:
+                    continue
+                passed = calls_graph.arguments_for(ctx, parameter)
+                origins = [block_origin(ctx, value, depth + 1) for value in passed] if passed else []
+                if origins and all(o is not None for o in origins):
+                    found.append(origins[0])
+                    return False
+        return isinstance(node, _PASS_THROUGH)
+
+    walk_value(ctx, expr, descend, _MAX_DEPTH)
+    return found
 
 
 def _shape_preserving_method(call: ast.Call) -> bool:
