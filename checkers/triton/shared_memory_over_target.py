@@ -1,4 +1,5 @@
-"""KL135 shared-memory-over-target: a launch or autotune config whose pipeline needs more shared memory than the target has."""
+"""KL135 shared-memory-over-target: a launch or autotune config whose pipeline needs more shared
+memory than the target has."""
 from __future__ import annotations
 
 from kernelint.findings import Severity
@@ -90,8 +91,8 @@ matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=256, BLOCK_N=256, BLOCK_K=64, num_
             over = [e for _, e in configs if e is not None and e.bytes > limit]
             if len(over) == len(configs):
                 smallest = min(over, key=lambda e: e.bytes)
-                yield Report(kernel.autotune.node, _message(
-                    kernel.name, smallest, limit, target, f"every one of its {len(configs)} autotune configs (the smallest)"))
+                every = f"every one of its {len(configs)} autotune configs (the smallest)"
+                yield Report(kernel.autotune.node, _message(kernel.name, smallest, limit, target, every))
             elif over and not any(s.filtered for s, _ in configs):
                 yield from _dead_configs(kernel.name, over, limit, target)
 

@@ -6,7 +6,8 @@ A value is a block when it is computed, through names and shape-keeping operatio
 ``tl.arange``, a ``tl.zeros``/``tl.full`` of a literal non-empty shape, or a block pointer. The
 walk stops at anything whose shape it cannot vouch for: reductions (``tl.sum(x)`` is a scalar,
 ``tl.sum(x, axis=1)`` may not be), calls of helper functions, attributes (``x.shape[0]``) and
-parameters, except a jit helper's parameter for which every caller in the file passes a block. So "not a block" means "not shown to be one", never "a scalar".
+parameters, except a jit helper's parameter for which every caller in the file passes a block.
+So "not a block" means "not shown to be one", never "a scalar".
 """
 from __future__ import annotations
 

@@ -321,4 +321,6 @@ def _element_type_of_parameter(ctx: "FileContext", kernel, dtype: ast.expr) -> t
         return None
     (torch_name, where), = host.known.items()
     triton_name = TORCH_TO_TRITON.get(torch_name)
-    return (triton_name, f"the element type of `{parameter}`, a {torch_name} tensor made at {where}") if triton_name else None
+    if triton_name is None:
+        return None
+    return triton_name, f"the element type of `{parameter}`, a {torch_name} tensor made at {where}"

@@ -8,8 +8,9 @@ Triton's pipeliner keeps ``num_stages`` copies in shared memory of each tile a `
 tiles, so it is a lower bound: the epilogue, other loads and layout conversions come on top.
 
 A setting is what one launch (``kernel[grid](..., BLOCK_M=128, num_stages=4)``) or one
-``triton.Config({...}, num_stages=4)`` of a readable config list (``model/autotune.py``) fixes: the constexpr values (with the kernel's defaults
-under them) and ``num_stages`` (Triton's default, 3, when neither says). A tile's element size
+``triton.Config({...}, num_stages=4)`` of a readable config list (``model/autotune.py``) fixes:
+the constexpr values (with the kernel's defaults under them) and ``num_stages`` (Triton's default,
+3, when neither says). A tile's element size
 comes from the host tensors the project passes (``model/project/host.py``); where they cannot all
 be followed the estimate takes 1 byte, the least any ``tl.dot`` operand has, and says so.
 """
@@ -125,7 +126,7 @@ def pipelined_loads(ctx: "FileContext", kernel: "Kernel") -> dict[int, tuple[ast
         loop = loops[0]
         for operand in node.args[:2]:
             load = load_of(ctx, operand)
-            if load is None or not any(l is loop for l in ctx.loops_of(load)):
+            if load is None or not any(enclosing is loop for enclosing in ctx.loops_of(load)):
                 continue
             entry = found.setdefault(id(loop), (loop, []))
             if all(known is not load for known in entry[1]):
@@ -200,7 +201,6 @@ def _element_bytes(ctx: "FileContext", kernel: "Kernel", load: ast.Call) -> tupl
         if all(b is not None for b in bits):
             return max(min(bits) // 8, 1), True  # type: ignore[type-var]
     return _LEAST_ELEMENT_BYTES, False
-
 
 
 def worst_per_setting(ctx: "FileContext", kernel: "Kernel") -> list[tuple[Setting, PipelineEstimate | None]]:
