@@ -401,7 +401,7 @@ def _int_tuple(ctx: "FileContext", expr: ast.AST | None) -> tuple[int, ...] | No
 
 def _build(ctx: "FileContext", kernel: "Kernel") -> KernelIndex:
     evaluator = _Evaluator(ctx, kernel)
-    calls = [n for n in ast.walk(kernel.node) if isinstance(n, ast.Call) and ctx.function_of(n) is kernel.node]
+    calls = _own_calls(ctx, kernel.node)
     # parameters used as bases of block pointers and descriptors are pointers
     for call in calls:
         if ctx.call_name(call) in (triton.MAKE_BLOCK_PTR, triton.MAKE_TENSOR_DESCRIPTOR):
@@ -414,6 +414,17 @@ def _build(ctx: "FileContext", kernel: "Kernel") -> KernelIndex:
         if access is not None:
             accesses.append(access)
     return KernelIndex(kernel, accesses, evaluator.symbols, evaluator.lane_axes, evaluator)
+
+
+def _own_calls(ctx: "FileContext", function: ast.AST) -> list[ast.Call]:
+    """The calls in ``function``'s body, not in functions nested in it, in source order (from
+    the file's call index, by line range; the ancestor walk only where a nested function is)."""
+    first, last = function.lineno, function.end_lineno or function.lineno
+    inside = [c for c in ctx.nodes(ast.Call) if first <= c.lineno <= last]
+    nested = any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                 for d in ctx.nodes(ast.FunctionDef) + ctx.nodes(ast.Lambda)
+                 if d is not function and first <= d.lineno <= last)
+    return [c for c in inside if ctx.function_of(c) is function] if nested else inside
 
 
 def _access(ctx: "FileContext", evaluator: _Evaluator, call: ast.Call) -> Access | None:
