@@ -64,6 +64,8 @@ class Target:
     #: The finding's related sites (the same cause) as ``(line, column, end_line, end_column)``.
     sites: list[tuple[int, int, int, int]] = field(default_factory=list)
     finding_fix: list[dict] = field(default_factory=list)
+    #: The entry takes its arguments by position only (``Function.apply``).
+    positional: bool = False
     problems: list[str] = field(default_factory=list)
 
     def module_name(self, path: Path | None) -> str | None:
@@ -149,8 +151,17 @@ def locate(path: Path, line: int, code: str | None) -> Target:
         if function is not None and function in site_ctx.tree.body:
             _read_entry(target, site_ctx, function, launch, kernel, kernel_ctx)
             return target
-    target.problems.append(f"no launch of `{kernel.name}` inside a top-level function of the project "
-                           f"({len(sites)} launch(es) found, none in a module-level def)")
+    for node, site_ctx, launch in sites:
+        function = site_ctx.function_of(node)
+        owner = site_ctx.parent(function) if function is not None else None
+        if function is not None and function.name == "forward" and isinstance(owner, ast.ClassDef) \
+                and owner in site_ctx.tree.body and any(ast.unparse(b).endswith("Function") for b in owner.bases):
+            # A torch.autograd.Function: the entry is Cls.apply(...), positional, without ctx.
+            _read_entry(target, site_ctx, function, launch, kernel, kernel_ctx)
+            target.entry, target.positional = f"{owner.name}.apply", True
+            return target
+    target.problems.append(f"no launch of `{kernel.name}` inside a top-level function or an autograd "
+                           f"Function's forward ({len(sites)} launch(es) found)")
     return target
 
 
@@ -193,7 +204,8 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
     from_callers = _shapes_from_callers(ctx, function, facts)
     for arg in [*positional, *args.kwonlyargs]:
         if arg.arg in ("self", "cls", "ctx"):
-            target.problems.append(f"the entry `{function.name}` is a method; call it yourself")
+            if arg.arg != "ctx" or arg is not positional[0]:
+                target.problems.append(f"the entry `{function.name}` is a method; call it yourself")
             continue
         param = _param(arg, defaults, facts, passed_to_kernel)
         if param.kind in ("tensor", "unknown") and param.dims is None and arg.arg in from_callers:
@@ -327,15 +339,7 @@ def _param(arg: ast.arg, defaults: dict, facts: _Facts, passed_to_kernel: set[st
         indexed = facts.indexed.get(name)
         if name in facts.flattened:
             return Param(name, "tensor", (f"{name}.rows", (indexed or {}).get(-1, f"{name}.cols")))
-        if indexed is not None:
-            if any(i < 0 for i in indexed):
-                # x.shape[-1] alone does not fix the rank
-                return Param(name, "tensor", None)
-            rank = max([i + 1 for i in indexed] or [1])
-            dims = [f"{name}.d{i}" for i in range(rank)]
-            for index, symbol in indexed.items():
-                dims[index] = symbol
-            return Param(name, "tensor", tuple(dims))
+        # x.shape[i] alone shows a lower bound of the rank, not the rank
         return Param(name, "tensor", None)
     if annotation in ("int", "bool", "float"):
         return Param(name, annotation)

@@ -76,8 +76,16 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
     if recipe.needs_fix and not edits:
         problems.append(f"no mechanical fix of the flagged line: {fix_problem}")
     lines_inputs, estimated = [], 0
-    for param in target.params:
+    trailing_defaults = 0
+    for param in reversed(target.params):
+        if param.kind != "default":
+            break
+        trailing_defaults += 1
+    for index, param in enumerate(target.params):
         if param.kind == "default":
+            if target.positional and index < len(target.params) - trailing_defaults:
+                problems.append(f"`{target.entry}` takes arguments by position and `{param.name}` has a default "
+                                "before a required parameter: --set it")
             continue
         if param.kind == "tensor" and param.dims is not None:
             dtype = _dtype(param, recipe.name)
@@ -151,7 +159,8 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
         "",
         "",
         "def call(module, args):",
-        f"    return module.{target.entry}(**args)",
+        (f"    return module.{target.entry}(*args.values())" if target.positional else
+         f"    return module.{target.entry}(**args)"),
         "",
         "",
         'if __name__ == "__main__":',

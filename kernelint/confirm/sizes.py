@@ -124,13 +124,16 @@ def recipe_sizes(recipe: str, target: Target) -> tuple[dict[str, int], dict[str,
             return sizes, None, [f"no size of `{driver}` puts grid axis `{text}` just under 65,536"]
         return sizes, control, problems
     if recipe == "elements-past-int32":
-        candidates = sorted(tensors(target), key=lambda p: -len(p.dims))
+        import re
+
+        named = re.search(r"to address `(\w+)`", target.message)
+        candidates = sorted(tensors(target), key=lambda p: (not (named and p.name == named.group(1)), -len(p.dims)))
         if not candidates:
             return sizes, None, ["no tensor input with a known rank to grow past 2^31 elements"]
         big = candidates[0]
-        for dim in big.dims[1:-1]:
-            sizes[dim] = 1
-        if len(big.dims) > 1:
+        # Every other size small: only the addressed tensor is grown past 2^31 elements.
+        sizes = {name: GRID_OTHER_DIM for name in names}
+        if len(big.dims) == 2:
             sizes[big.dims[-1]] = WIDE
         inner = math.prod(sizes[d] for d in big.dims[1:])
         sizes[big.dims[0]] = -(-INT32_LIMIT // inner) + ROWS_PAST
