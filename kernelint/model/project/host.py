@@ -89,6 +89,8 @@ class _Follow:
         self.budget = _BUDGET
         #: id(parameter) -> (file model, expression) bound by the call being evaluated.
         self.bound: dict[int, tuple["FileContext", ast.expr]] = {}
+        #: Bindings being evaluated now: a cycle through them adds nothing.
+        self.visiting: set[tuple[int, int]] = set()
 
     def _known(self, name: str | None, ctx: "FileContext", node: ast.AST) -> DTypes:
         if name is None:
@@ -120,12 +122,19 @@ class _Follow:
         found = DTypes()
         for definition in definitions:
             node = definition.node
-            if isinstance(node, ast.arg):
-                found.add(self._parameter(ctx, node, frames))
-            elif definition.value is not None and definition.value is not name:
-                found.add(self.of(ctx, definition.value, frames))
-            else:
-                found.add(_unknown())
+            key = (id(node), id(self.bound.get(id(node), (None, None))[1]))
+            if key in self.visiting:  # a binding reached again (``x = x.contiguous()`` in a loop)
+                continue
+            self.visiting.add(key)
+            try:
+                if isinstance(node, ast.arg):
+                    found.add(self._parameter(ctx, node, frames))
+                elif definition.value is not None and definition.value is not name:
+                    found.add(self.of(ctx, definition.value, frames))
+                else:
+                    found.add(_unknown())
+            finally:
+                self.visiting.discard(key)
         return found
 
     def _parameter(self, ctx: "FileContext", parameter: ast.arg, frames: int, evaluate=None) -> DTypes:

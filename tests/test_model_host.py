@@ -1,0 +1,100 @@
+"""model/project/host.py: the dtypes a host tensor can have, followed through the code that
+makes it; unknown stays unknown."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from kernelint.model.context import FileContext
+from kernelint.model.project.host import dtypes_of
+
+
+def _returned(source: str, function: str):
+    source = textwrap.dedent(source)
+    ctx = FileContext("snippet.py", source, ast.parse(source), ())
+    node = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+    value = next(n.value for n in ast.walk(node) if isinstance(n, ast.Return))
+    return dtypes_of(ctx.project, ctx, value)
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ("torch.empty(n, dtype=torch.float32)", {"float32"}),
+    ("torch.empty(n)", {"float32"}),
+    ("torch.empty_like(x, dtype=torch.bfloat16)", {"bfloat16"}),
+    ("torch.zeros(n, dtype=x.dtype)", {"float16"}),
+    ("torch.empty_like(x)", {"float16"}),
+    ("x.float()", {"float32"}),
+    ("x.to(torch.bfloat16)", {"bfloat16"}),
+    ("x.to('cuda')", {"float16"}),
+    ("x.transpose(0, 1).contiguous()", {"float16"}),
+    ("x.new_empty((n,), dtype=torch.int64)", {"int64"}),
+    ("torch.cat([x, x])", {"float16"}),
+    ("x.view(torch.int16)", {"int16"}),
+    ("torch.empty(n, dtype=None or torch.float64)", {"float64"}),
+])
+def test_dtype_of_an_expression(expression, expected):
+    found = _returned(f"""
+        import torch
+        def make(n):
+            x = torch.empty(n, dtype=torch.float16)
+            return {expression}
+    """, "make")
+    assert found.complete and set(found.known) == expected
+
+
+def test_a_parameter_takes_what_every_caller_passes():
+    found = _returned("""
+        import torch
+        def op(x):
+            return x.contiguous()
+        def first(n):
+            return op(torch.empty(n, dtype=torch.bfloat16))
+        def second(n):
+            return op(torch.empty(n, dtype=torch.float16))
+    """, "op")
+    assert found.complete and set(found.known) == {"bfloat16", "float16"}
+
+
+def test_a_parameter_no_one_passes_is_unknown():
+    found = _returned("""
+        import torch
+        def op(x):
+            return x.contiguous()
+    """, "op")
+    assert found.unknown and not found.only({"float32"})
+
+
+def test_a_call_returns_what_the_function_makes_with_its_arguments_bound():
+    found = _returned("""
+        import torch
+        def alloc_like(t, dtype=None):
+            return torch.empty_like(t, dtype=dtype or t.dtype)
+        def make(n):
+            x = torch.empty(n, dtype=torch.float16)
+            return alloc_like(x, dtype=torch.float32)
+    """, "make")
+    assert found.complete and set(found.known) == {"float32"}
+
+
+def test_a_rebinding_in_a_loop_does_not_recurse_forever():
+    found = _returned("""
+        import torch
+        def make(n, steps):
+            x = torch.empty(n, dtype=torch.float16)
+            for _ in range(steps):
+                x = x.contiguous()
+            return x
+    """, "make")
+    assert found.complete and set(found.known) == {"float16"}
+
+
+def test_a_call_it_cannot_read_makes_the_answer_incomplete():
+    found = _returned("""
+        import torch
+        def make(n):
+            x = some_library.make_tensor(n)
+            return x.float() if n > 3 else x
+    """, "make")
+    assert set(found.known) == {"float32"} and not found.complete
