@@ -3,9 +3,7 @@ that asked for them, then apply suppressions. Every front end (CLI, flake8, pyli
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
@@ -14,7 +12,7 @@ from kernelint.grouping import group_by_cause
 from kernelint.model import FileContext
 from kernelint.model.dsl import SOURCE_MARKERS, import_roots
 from kernelint.model.names import ImportTable
-from kernelint.reading import ParseFailure, Unreadable, parse, read_bytes, room_to_recurse, too_large_text
+from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes, room_to_recurse, too_large_text
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions
 from kernelint.targets import compute_capability
@@ -68,14 +66,6 @@ def _may_name_our_rules(source: str) -> bool:
         return True
     lowered = source.lower()
     return "noqa:" in lowered and _NOQA_KL.search(lowered) is not None
-
-
-def decode(data: bytes) -> str:
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError):
-        return data.decode("utf-8", errors="replace")
 
 
 def _finding(path: str, rule: type[Rule], report: Report) -> Finding:

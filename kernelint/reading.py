@@ -6,10 +6,12 @@ hang, never gigabytes of memory.
 from __future__ import annotations
 
 import ast
+import io
 import os
 import re
 import stat
 import sys
+import tokenize
 import warnings
 from contextlib import contextmanager
 
@@ -172,3 +174,13 @@ def room_to_recurse():
         yield
     finally:
         sys.setrecursionlimit(previous)
+
+
+def decode(data: bytes) -> str:
+    """A source file's text: the encoding its coding cookie or BOM names (PEP 263), else UTF-8,
+    undecodable bytes replaced rather than refused."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return data.decode("utf-8", errors="replace")

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Iterator
 
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import cutile, triton
 from kernelint.model.kernels import Kernel, config_dict_keys, find_kernel
+from kernelint.model.launch import Launch
 from kernelint.model.names import ImportTable
 from kernelint.model.reaching import reaching_definitions
 from kernelint.model.values import BINDING_NODES, Definition, bindings, fold_int
@@ -37,38 +37,6 @@ def _bound_name(definition: Definition) -> str | None:
         if found == definition:
             return name
     return None
-
-
-@dataclass
-class Launch:
-    """A kernel launch site. ``style`` is ``"subscript"`` (``k[grid](...)``), ``"cutile"``
-    (``ct.launch(stream, grid, k, args)``) or ``"cute"`` (``k(...).launch(grid=...)``)."""
-
-    node: ast.Call
-    style: str
-    kernel_expr: ast.expr
-    kernel: Kernel | None
-    grid: ast.expr | None
-    args: list[ast.expr]
-    keywords: dict[str, ast.expr]
-    #: The model of the file that defines the kernel, when another module does (an imported
-    #: kernel); None when it is the launching file's own.
-    kernel_ctx: "FileContext | None" = None
-
-    def bound_arguments(self) -> dict[str, ast.expr]:
-        """Kernel parameter name -> the argument the launch passes for it: positional arguments
-        matched to the kernel's parameters (up to a ``*args``), then keywords."""
-        bound: dict[str, ast.expr] = {}
-        if self.kernel is not None:
-            params = self.kernel.params
-            if params and params[0].arg in ("self", "cls") and isinstance(self.kernel_expr, ast.Attribute):
-                params = params[1:]  # a bound method: `self.kernel(a, b)` binds a to the next parameter
-            for param, argument in zip(params, self.args):
-                if isinstance(argument, ast.Starred):
-                    break
-                bound[param.arg] = argument
-        bound.update(self.keywords)
-        return bound
 
 
 class FileContext:

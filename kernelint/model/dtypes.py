@@ -25,17 +25,10 @@ from kernelint.model.values import Definition
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
-from kernelint.model.dsl.triton import DTYPES as TRITON_DTYPES
+from kernelint.model.dtype_names import torch_dtype, torch_dtype_named, triton_dtype  # noqa: F401 (rules import them from here)
 from kernelint.model.dsl.triton import FLOAT_LOW as TRITON_FLOAT_LOW
 from kernelint.model.dsl.triton import FLOAT_WIDE as TRITON_FLOAT_WIDE
 from kernelint.model.dsl.triton import TL
-
-#: torch spellings that mean the same dtype (``torch.int`` is int32, ``torch.half`` fp16, ...).
-_TORCH_ALIASES = {
-    "int": "int32", "long": "int64", "short": "int16", "half": "float16", "float": "float32",
-    "double": "float64", "bfloat16": "bfloat16",
-}
-
 
 class Precision(Enum):
     """How wide a kernel value's float type provably is."""
@@ -60,39 +53,6 @@ def conversion_target(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     else:
         return None
     return positional[0] if positional else argument(call, "dtype")
-
-
-def triton_dtype(ctx: "FileContext", expr: ast.AST | None) -> str | None:
-    """The ``triton.language`` dtype ``expr`` names literally (``"float16"``), following module
-    constants such as ``ACC_DTYPE = tl.float32``; None for constexpr parameters and anything else."""
-    return _literal_dtype(ctx, expr, TL, TRITON_DTYPES)
-
-
-def torch_dtype(ctx: "FileContext", expr: ast.AST | None) -> str | None:
-    """The ``torch`` dtype ``expr`` names (``torch.int`` -> ``"int32"``), or None."""
-    name = _literal_dtype(ctx, expr, "torch.", None)
-    return _TORCH_ALIASES.get(name, name) if name else None
-
-
-def torch_dtype_named(name: str) -> str:
-    """The torch dtype an attribute name spells (``"half"`` -> ``"float16"``), as ``torch_dtype``
-    reads ``torch.half``; for tables that hold dtype names and ``getattr(torch, name)`` them."""
-    return _TORCH_ALIASES.get(name, name)
-
-
-def _literal_dtype(ctx, expr, prefix: str, allowed) -> str | None:
-    if expr is None:
-        return None
-    names = set()
-    for value in ctx.values_of(expr):
-        qualname = ctx.qualname(value) if value is not None else None
-        if not qualname or not qualname.startswith(prefix):
-            return None
-        name = qualname[len(prefix):]
-        if "." in name or (allowed is not None and name not in allowed):
-            return None
-        names.add(name)
-    return names.pop() if len(names) == 1 else None
 
 
 def precision_of_dtype(name: str | None) -> Precision:

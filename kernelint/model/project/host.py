@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kernelint.model.calls import argument
-from kernelint.model.dtypes import torch_dtype
+from kernelint.model.dtype_names import torch_dtype
 from kernelint.model.reaching import reaching_definitions
 
 if TYPE_CHECKING:

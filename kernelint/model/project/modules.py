@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernelint.reading import ParseFailure, Unreadable, parse, read_bytes
+from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -42,12 +42,14 @@ class Module:
     digest: str
     #: Local name -> absolute dotted name, from every import of the module.
     aliases: dict[str, str] = field(default_factory=dict)
+    _context: "FileContext | None" = field(default=None, repr=False, compare=False)
 
-    @cached_property
-    def context(self) -> "FileContext":
-        from kernelint.model.context import FileContext
-
-        return FileContext(str(self.path), self.source, self.tree, ())
+    def context(self, file_context: type["FileContext"]) -> "FileContext":
+        """The module's file model (built once; ``file_context`` is the model class, handed in
+        by the view so that this layer never imports the file model it serves)."""
+        if self._context is None:
+            self._context = file_context(str(self.path), self.source, self.tree, ())
+        return self._context
 
     @cached_property
     def top_level(self) -> dict[str, ast.AST]:
@@ -122,8 +124,6 @@ def load(path: Path, name: str) -> Module | None:
     known = _PARSED.get(path)
     if known is not None and known.digest == digest:
         return known
-    from kernelint.engine import decode
-
     source = decode(data)
     try:
         tree = parse(source, str(path))

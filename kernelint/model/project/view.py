@@ -23,13 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import cutile
 from kernelint.model.kernels import Kernel
+from kernelint.model.launch import Launch
 from kernelint.model.project import modules as _modules
 from kernelint.model.project.index import index_of, project_root, runs_with_allocator
 
 if TYPE_CHECKING:
-    from kernelint.model.context import FileContext, Launch
+    from kernelint.model.context import FileContext
 
 #: Modules searched for the launches or callers of one definition.
 _MAX_CANDIDATES = 48
@@ -184,7 +186,7 @@ class ProjectView:
         module = self.module(module_name)
         if module is None:
             return None
-        ctx = module.context
+        ctx = module.context(type(self.ctx))
         self._contexts[module_name] = ctx
         return ctx
 
@@ -301,9 +303,6 @@ class ProjectView:
 def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
     """Calls in ``ctx`` that launch something in a form ``dsl`` uses, the kernel not yet known
     (``Launch.kernel`` is None: the caller resolves ``kernel_expr``)."""
-    from kernelint.model.calls import signature_argument
-    from kernelint.model.context import Launch
-
     for call in ctx.nodes(ast.Call):
         func = call.func
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
