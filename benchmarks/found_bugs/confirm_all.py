@@ -4,7 +4,7 @@ script's ``BUG``; ``SETTINGS`` lists the ``--set`` values a bug needs where the 
 entry parameter open (each says why). Writes one JSON with, per bug, what ``confirm`` printed,
 its exit code and its record (``verdict.json``) when it ran.
 
-    python benchmarks/found_bugs/confirm_all.py --corpus DIR --out results.json [--dry-run] [--only NAME ...]
+    python benchmarks/found_bugs/confirm_all.py --corpus DIR --out results.json [--dry-run] [--extra] [--only NAME ...]
 
 Without ``--dry-run`` this imports and runs the projects' kernels (a GPU machine); with it, only
 generates the harnesses (any machine).
@@ -31,6 +31,19 @@ SETTINGS = {
     # v is read only as v.shape[-1]; h0 is only passed on (the kernel's heuristics accept None).
     "fla__chunk_h_reduction_autotuned_in_place.py": ["v=shape:(B,T,H,V)", "h0=None"],
 }
+#: Findings with no hand-written harness (corpus-relative PATH:LINE:CODE, --set values), taken from
+#: ``kernelint check`` over mamba, Liger-Kernel, TileGym and flash-attention at the commits of
+#: ``COMMITS`` (issue 26): the ones whose harness ``confirm --dry-run`` generates. Run with ``--extra``.
+EXTRA = [
+    ("mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py:1283:KL126", []),  # found-bugs #15
+    ("mamba/mamba_ssm/ops/triton/ssd_combined.py:307:KL126", []),
+    ("flash-attention/flash_attn/flash_attn_triton.py:851:KL126", []),
+    ("mamba/mamba_ssm/ops/triton/layernorm_gated.py:68:KL103", ["eps=1e-6"]),  # found-bugs #28
+    ("mamba/mamba_ssm/ops/triton/ssd_state_passing.py:52:KL103", []),
+    ("mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py:1224:KL103", []),
+    ("TileGym/skills/tilegym-converting-cutile-to-triton/examples/02_softmax/triton_kernel.py:107:KL103", []),
+    ("TileGym/skills/tilegym-converting-cutile-to-triton/examples/03_layernorm/triton_kernel.py:55:KL103", []),
+]
 #: Extra confirm options per script.
 OPTIONS = {
     # 72 autotune configs: cut to 3, as the hand-written harness does, so compiling does not dominate.
@@ -51,6 +64,26 @@ def listed_commit(corpus: Path, repo: str) -> str | None:
     return None
 
 
+def run_confirm(args, work: Path, entry: dict, where: Path, script: str | None) -> dict:
+    command = [sys.executable, "-m", "kernelint", "confirm", str(where), "--out", str(work),
+               "--timeout", str(args.timeout)]
+    command += ["--dry-run"] if args.dry_run else []
+    for setting in entry["settings"]:
+        command += ["--set", setting]
+    command += OPTIONS.get(script, []) if script else []
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    entry.update(exit_code=done.returncode, printed=done.stdout.strip().splitlines(),
+                 stderr=done.stderr.strip()[-2000:], wall_s=round(time.perf_counter() - began, 1))
+    harness = next((line.split(": ", 1)[1] for line in entry["printed"] if line.startswith("harness: ")), None)
+    record = Path(harness).parent / "runs" / "verdict.json" if harness else None
+    if not args.dry_run and record is not None and record.is_file():
+        entry["record"] = json.loads(record.read_text())
+    print(f"{script or where}: exit {done.returncode}: {' | '.join(entry['printed'][-2:]) or entry['stderr'][-200:]}",
+          flush=True)
+    return entry
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, required=True)
@@ -58,12 +91,17 @@ def main() -> int:
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--timeout", type=int, default=300, help="watchdog per kernel run (s)")
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--extra", action="store_true", help="also the findings of EXTRA (no hand-written harness)")
     args = parser.parse_args()
     scripts = sorted(HERE.glob("*__*.py"))
     if args.only:
         scripts = [s for s in scripts if any(o in s.name for o in args.only)]
     work = args.out.with_suffix("")
     results = []
+    if args.extra:
+        for where, settings in EXTRA:
+            results.append(run_confirm(args, work, {"script": None, "where": where, "settings": settings},
+                                       args.corpus / where, None))
     for script in scripts:
         bug = bug_of(script)
         repo = args.corpus / bug.get("repo_dir", bug["repo"].split("/")[-1])
@@ -74,22 +112,8 @@ def main() -> int:
             entry.update(outcome="not-run", why=f"no checkout of {bug['repo']} at {bug['commit']} under {args.corpus}")
             results.append(entry)
             continue
-        command = [sys.executable, "-m", "kernelint", "confirm", f"{repo / bug['file']}:{bug['line']}:{bug['rule']}",
-                   "--out", str(work), "--timeout", str(args.timeout)]
-        command += ["--dry-run"] if args.dry_run else []
-        for setting in entry["settings"]:
-            command += ["--set", setting]
-        command += OPTIONS.get(script.name, [])
-        began = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True)
-        entry.update(exit_code=done.returncode, printed=done.stdout.strip().splitlines(),
-                     stderr=done.stderr.strip()[-2000:], wall_s=round(time.perf_counter() - began, 1))
-        record = work / f"{bug['rule']}-{Path(bug['file']).stem}-{bug['line']}" / "runs" / "verdict.json"
-        if not args.dry_run and record.is_file():
-            entry["record"] = json.loads(record.read_text())
-        results.append(entry)
-        print(f"{script.name}: exit {done.returncode}: {' | '.join(entry['printed'][-2:]) or entry['stderr'][-200:]}",
-              flush=True)
+        results.append(run_confirm(args, work, entry, Path(f"{repo / bug['file']}:{bug['line']}:{bug['rule']}"),
+                                   script.name))
     args.out.write_text(json.dumps({"dry_run": args.dry_run, "results": results}, indent=2) + "\n")
     return 0
 

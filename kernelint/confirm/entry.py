@@ -213,6 +213,11 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
         if param.kind == "tensor":
             found = dtypes_of(ctx.project, ctx, ast.Name(arg.arg, ast.Load()))
             param.dtypes = tuple(sorted(found.known)) or param.dtypes
+            allowed = facts.dtypes_allowed.get(arg.arg) or next(
+                (facts.dtypes_allowed[other] for group in facts.same_dtype if arg.arg in group
+                 for other in group if other in facts.dtypes_allowed), None)
+            if allowed:
+                param.dtypes = tuple(d for d in param.dtypes if d in allowed) or tuple(allowed)
         target.params.append(param)
         if param.kind == "unknown":
             target.problems.append(f"parameter `{arg.arg}` of `{function.name}`: its type is not read from the source")
@@ -231,6 +236,9 @@ class _Facts:
     assignments: list[tuple[str, str]] = field(default_factory=list)
     ints: set[str] = field(default_factory=set)
     flattened: set[str] = field(default_factory=set)
+    #: ``assert x.dtype in [...]``: the dtypes the entry accepts for x.
+    dtypes_allowed: dict[str, list[str]] = field(default_factory=dict)
+    same_dtype: list[list[str]] = field(default_factory=list)
     #: ``assert a.shape == b.shape``: a -> b.
     same_shape: dict[str, str] = field(default_factory=dict)
 
@@ -302,6 +310,21 @@ def _body_facts(function) -> _Facts:
                        [e.id if isinstance(e, ast.Name) and e.id != "_" else None for e in right.elts])
             elif _shape_of(right):
                 facts.same_shape[_shape_of(node.test.left)] = _shape_of(right)
+        elif isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) \
+                and all(isinstance(op, ast.Eq) for op in node.test.ops) \
+                and all(isinstance(e, ast.Attribute) and e.attr == "dtype" and isinstance(e.value, ast.Name)
+                        for e in [node.test.left, *node.test.comparators]):
+            # assert q.dtype == k.dtype == v.dtype
+            facts.same_dtype.append([e.value.id for e in [node.test.left, *node.test.comparators]])
+        elif isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1 \
+                and isinstance(node.test.left, ast.Attribute) and node.test.left.attr == "dtype" \
+                and isinstance(node.test.left.value, ast.Name):
+            # assert q.dtype in [torch.float16, torch.bfloat16] / assert q.dtype == torch.float32
+            right = node.test.comparators[0]
+            options = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+            names = [ast.unparse(o).rsplit(".", 1)[-1] for o in options if isinstance(o, ast.Attribute)]
+            if names and isinstance(node.test.ops[0], (ast.In, ast.Eq)):
+                facts.dtypes_allowed.setdefault(node.test.left.value.id, names)
         elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and len(node.ops) == 1 \
                 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:

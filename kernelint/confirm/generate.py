@@ -52,10 +52,13 @@ def apply_settings(target: Target, settings: list[str]) -> None:
 def _dtype(param: Param, recipe: str) -> str:
     if recipe == "bf16-through-fp16-pointer":
         return "bfloat16"
-    floats = [d for d in param.dtypes if d in _ITEMSIZE]
-    if len(floats) == 1:
-        return floats[0]
-    return "bfloat16" if recipe == "elements-past-int32" else "float32"
+    known = [d for d in param.dtypes if d in _ITEMSIZE]
+    if len(known) == 1:
+        return known[0]
+    preferred = "bfloat16" if recipe == "elements-past-int32" else "float32"
+    if known and preferred not in known:
+        return known[0]  # the entry accepts only these (assert x.dtype in [...])
+    return preferred
 
 
 def _dim_text(dim: str) -> str:
