@@ -80,6 +80,13 @@ def test_padded_load_harness_uses_lengths_that_are_not_multiples_of_the_block():
     assert M % 16
 
 
+def test_autotune_harness_calls_the_entry_twice_on_small_inputs():
+    # (Triton's autotuner needs a GPU driver: under the interpreter it fails, so this recipe runs on a GPU.)
+    _, harness, spec = _harness("tuned.py", 13, "KL115")
+    assert harness.recipe == "second-call-after-autotune" and harness.problems == []
+    assert spec["sizes"] == {"n": 64} and spec["fix"] == []
+
+
 def test_a_parameter_whose_type_the_source_does_not_show_cannot_be_built_until_set(tmp_path):
     module = tmp_path / "pkg" / "norm.py"
     module.parent.mkdir()
@@ -155,3 +162,27 @@ def test_the_fixed_run_imports_a_patched_copy_and_leaves_the_checkout_alone(tmp_
     verdict = json.loads(done.stdout.strip().splitlines()[-1])
     # 8 x 16 elements cannot overflow: the as-is and fixed runs agree
     assert verdict["verdict"] == "not reproduced" and verdict["max_abs_diff_last_rows"] == 0
+
+
+@pytest.mark.full  # torch and Triton's interpreter
+def test_the_mask_recipe_does_not_confirm_the_masked_kernel(tmp_path):
+    """The negative control: the padded-load harness pointed at a copy of the project whose load is
+    masked (the fix) runs clean with NaN and zero guards, and the judge says not reproduced."""
+    import shutil
+
+    _, harness, spec = _harness("padded.py", 12, "KL120")
+    root = Path(spec["project_root"])
+    copy = tmp_path / "project"
+    shutil.copytree(root, copy)
+    fixed = copy / "confirm_recipes" / "padded.py"
+    text = fixed.read_text()
+    assert text.count("tl.load(g_ptr + row * K + offs)") == 1
+    fixed.write_text(text.replace("tl.load(g_ptr + row * K + offs)", "tl.load(g_ptr + row * K + offs, mask=mask, other=0.0)"))
+    script = tmp_path / "harness.py"
+    script.write_text(harness.source.replace(repr(str(root)), repr(str(copy)))
+                      .replace(repr(str((root / "confirm_recipes" / "padded.py"))), repr(str(fixed))))
+    from kernelint.confirm.run import confirm
+
+    record = confirm(script, _spec_of(script), tmp_path / "runs", 300.0, 600.0, interpret=True)
+    assert record["runs"]["as-is"]["outcome"] == "ok" and record["runs"]["control"]["outcome"] == "ok"
+    assert record["verdict"] == "not reproduced", record

@@ -58,6 +58,8 @@ it by hand. Where the source does not show a size or a type (an `eps` passed str
 kernel, a tensor whose rank nothing reads), the command says so instead of guessing; `--set`
 supplies it. An int parameter the source leaves to the caller is set to 64 and the harness says
 so. `--interpret` runs under `TRITON_INTERPRET=1` on the CPU, where the mask recipe works on small
-sizes (tests/test_confirm.py runs one end to end); the crash recipes need a GPU.
+sizes (tests/test_confirm.py confirms a padded load end to end and, as the negative control, does
+not confirm the same kernel with the load masked); the crash recipes need a GPU, and so does the
+autotune recipe (Triton's autotuner needs a GPU driver to benchmark).
 `benchmarks/found_bugs/confirm_all.py` runs `confirm` on every found bug of `docs/found-bugs.md`.
 """
