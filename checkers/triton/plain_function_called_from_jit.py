@@ -7,9 +7,11 @@ from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
 from kernelint.model.blocks import tensor_origin
 from kernelint.model.dsl import triton
+from kernelint.model.dsl.versioning import show
 from kernelint.rules import Report, Rule
 
 _COMPUTES = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.AugAssign, ast.Subscript)
+_REJECTS_ANY_REFERENCE = next(c for c in triton.API_CHANGES if c.api == triton.PLAIN_FUNCTION_REFERENCE_REJECTED)
 
 
 class PlainFunctionCalledFromJit(Rule):
@@ -31,10 +33,13 @@ decorator (a plain `def`) when an argument is shown to be a traced tensor (compu
 kernel) and the function computes with its arguments (arithmetic, comparisons, indexing or
 `triton.language` calls).
 
-It stays silent on plain helpers given only constexprs and literals
-(`_block_for(BLOCK_SIZE)`, run at compile time on purpose), on functions with any decorator
+When the code targets Triton 3.5 or later (`--triton-version`, the project's pin, or the
+installed release), it also reports a plain helper called with only constexprs or returning its
+argument (`_block_for(BLOCK_SIZE)`), which those releases refuse too; for earlier targets such
+helpers run at compile time and stay unreported. It stays silent on functions with any decorator
 (`@triton.jit`, `@tl.constexpr_function`, a project's own wrapper), on names bound more than once
-(`gelu = triton.jit(gelu)`), and on functions of other modules.
+(`gelu = triton.jit(gelu)`), on calls in the kernel's decorators (`@triton.autotune(configs=
+get_configs())`, heuristics lambdas: host code), and on functions of other modules.
 
 ## Why is this bad?
 Triton compiles a `@triton.jit` function by reading its source; a call to a function that is
@@ -50,8 +55,8 @@ on the GPU.
 
 Measured on the H200 (Triton 3.6, the record below): the pair's SiLU helper as a plain `def`
 failed both cases with "Unsupported function referenced"; decorated with `@triton.jit` it matched
-`torch.nn.functional.silu`. The rule reports only calls that pass tensors, which fail on every
-Triton release; a plain helper given only constexprs fails from 3.5 on and is not reported yet.
+`torch.nn.functional.silu`. Calls that pass tensors fail on every Triton release; the version
+of the other case was read from the wheels (3.4.0 has no such check, 3.5.1 and 3.6.0 do).
 
 ## Example
 ```python
@@ -79,18 +84,37 @@ def gelu(x):
 """
 
     def check(self, node, ctx):
-        if not isinstance(node.func, ast.Name) or ctx.kernel_of(node, "triton") is None:
+        kernel = ctx.kernel_of(node, "triton")
+        if not isinstance(node.func, ast.Name) or kernel is None or not _in_body(ctx, node, kernel.node):
             return
         helper = _plain_function(ctx, node)
-        if helper is None or not _computes_with_arguments(ctx, helper):
+        if helper is None:
             return
         arguments = [*node.args, *(k.value for k in node.keywords)]
         tensor = next((a for a in arguments if tensor_origin(ctx, a) is not None), None)
-        if tensor is None:
+        if tensor is not None and _computes_with_arguments(ctx, helper):
+            yield Report(node, f"`{helper.name}` is a plain function called from Triton kernel code with tensor "
+                               f"`{short(tensor)}`: Triton calls it while tracing and its tensor operations fail "
+                               f"to compile; decorate `{helper.name}` with `@triton.jit`")
             return
-        yield Report(node, f"`{helper.name}` is a plain function called from Triton kernel code with tensor "
-                           f"`{short(tensor)}`: Triton calls it while tracing and its tensor operations fail "
-                           f"to compile; decorate `{helper.name}` with `@triton.jit`")
+        target = ctx.target("triton")
+        if target.at_least(_REJECTS_ANY_REFERENCE.at):
+            yield Report(node, f"`{helper.name}` is a plain function referenced from Triton kernel code: Triton "
+                               f"{show(_REJECTS_ANY_REFERENCE.at)} and later refuse to compile the kernel "
+                               f"(RuntimeError: Unsupported function referenced), whatever the arguments; this "
+                               f"code targets {target.describe()}; decorate `{helper.name}` with `@triton.jit` "
+                               f"(or `@tl.constexpr_function` for a compile-time helper)")
+
+
+def _in_body(ctx, node: ast.AST, function: ast.AST) -> bool:
+    """``node`` is in ``function``'s body, not its decorators (``@triton.autotune(configs=get_configs())``
+    runs on the host), defaults or annotations."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is function:
+            return any(statement is child for statement in function.body)
+        child = ancestor
+    return False
 
 
 def _plain_function(ctx, call: ast.Call) -> ast.FunctionDef | None:

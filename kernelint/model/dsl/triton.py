@@ -163,6 +163,7 @@ META_KERNELS = "kernels that take **meta and read meta['NAME'] (Triton 1.x)"
 AUTOTUNE_UNKNOWN_KEY_RAISES = "autotune key naming no kernel parameter raises ValueError"
 TENSOR_AND_OR = "Python `and` / `or` on non-scalar tensors in @jit code"
 META_PARAMETER_REJECTED = "@triton.jit on a function with a **kwargs parameter raises TypeError"
+PLAIN_FUNCTION_REFERENCE_REJECTED = "@jit code referencing a plain Python function (no @triton.jit) fails to compile"
 
 _WHEELS = "PyPI wheel sources compared release by release (triton/language/__init__.py, core.py)"
 _PR6488 = "triton PR #6488 ('[BC-Breaking] Kill experimental descriptor APIs'); " + _WHEELS
@@ -246,4 +247,10 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange(TENSOR_AND_OR, DEPRECATED, "3.4.0",
               "pytorch issue #158463; " + _WHEELS + " (code_generator.py warns from 3.4.0)",
               replacement="`&` / `|`"),
+    ApiChange(PLAIN_FUNCTION_REFERENCE_REJECTED, CHANGED, "3.5.0",
+              "NVIDIA/TransformerEngine PR #2286 ('Fix error with triton 3.5') and issue #2579; "
+              + _WHEELS + " (runtime/jit.py DependenciesFinder.record_reference raises 'Unsupported function "
+              "referenced' in 3.5.1 and 3.6.0, whatever the arguments; absent in 3.4.0, where only Triton "
+              "operations on a tensor inside the function fail)",
+              replacement="@triton.jit on the helper (or @tl.constexpr_function for compile-time helpers)"),
 )
