@@ -37,6 +37,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--commits", type=Path)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--extra", action="store_true", help="also the packages of confirm_all.py's EXTRA findings")
     args = parser.parse_args()
     listed = {}
     if args.commits:
@@ -62,8 +63,37 @@ def main() -> int:
         commit = commit_of(repo, listed)
         if commit:
             (target / "COMMIT").write_text(commit + "\n", encoding="utf-8")
+        copy_markers(repo, target)
         print(f"{script.name}: {part} of {name} @ {commit}")
+    if args.extra:
+        from confirm_all import EXTRA
+
+        for where, _ in EXTRA:
+            name, relative = where.split("/", 1)
+            relative = relative.rsplit(":", 2)[0]
+            repo, target = args.corpus / name, args.out / name
+            top = Path(relative).parts[0]
+            part = Path(top) if (repo / top / "__init__.py").is_file() else Path(relative)
+            if (repo / part).is_dir():
+                shutil.copytree(repo / part, target / part, dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.cu", "*.cpp", "*.h"))
+            else:
+                (target / part).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(repo / part, target / part)
+            commit = commit_of(repo, listed)
+            if commit:
+                (target / "COMMIT").write_text(commit + "\n", encoding="utf-8")
+            copy_markers(repo, target)
+            print(f"{where}: {part} of {name} @ {commit}")
     return 0
+
+
+def copy_markers(repo: Path, target: Path) -> None:
+    """The project's root markers: ``kernelint confirm`` finds the project root (and so the
+    module's dotted name) by them."""
+    for marker in ("pyproject.toml", "setup.py", "setup.cfg"):
+        if (repo / marker).is_file():
+            shutil.copy2(repo / marker, target / marker)
 
 
 if __name__ == "__main__":
