@@ -31,6 +31,8 @@ the tensor holds `n` elements, and nothing makes `n` a multiple of `BLOCK`. The 
 bounds it over the launched grid (`pid * BLOCK + lane <= n - 1 + BLOCK - 1`) and compares it with
 the host tensor's element count (`kernelint/model/project/shapes.py`). When another access of
 the kernel masks the same offsets, the message says so: the mask was computed and not passed.
+A masked access is flagged too when its mask bounds the offsets by the tensor's end but the
+address adds a constant to them (`tl.load(x + offs + 1, mask=offs < n)` reads `x[n]`).
 
 It stays silent on masked accesses, on accesses under an `if` or in a `while` loop of the kernel
 (a guard may cover them), on block pointers and descriptors, on launches whose function tests a
@@ -67,6 +69,16 @@ tl.store(out_ptr + offs, x * scale, mask=mask)
                 continue
             for found in past_the_end(ctx, kernel):
                 access = found.access
+                if found.mask_short:
+                    yield Report(
+                        access.node,
+                        f"the mask of `{short(access.node)}` bounds the offsets by the end of `{found.argument}` "
+                        f"({found.extent} elements) but the address adds to them: it reaches up to "
+                        f"{found.excess:,} element(s) past the end; bound the mask by the address it guards",
+                        cause=f"{kernel.name}:{access.pointer}",
+                        facts=(Because(f"launched at {found.where}", None),),
+                    )
+                    continue
                 verb = "reads" if access.kind == "load" else "writes"
                 when = (f"when {found.tail[0]} is not a multiple of {found.tail[1]}" if found.tail
                         else "for the last program")

@@ -45,6 +45,9 @@ class PastTheEnd:
     where: str
     #: A masked access of the same kernel at the same offsets (a mask computed but not passed).
     masked_twin: Access | None = None
+    #: The access is masked, but its mask lets the address pass the end by ``excess``
+    #: (``tl.load(x + offs + 1, mask=offs < n)``).
+    mask_short: bool = False
 
 
 def past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[PastTheEnd]:
@@ -52,8 +55,9 @@ def past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[PastTheEnd]:
     if not all_sites:
         return []
     index = kernel_index(ctx, kernel)
-    candidates = [a for a in index.accesses if a.kind in _TILE_KINDS and not a.masked and a.pointer is not None
+    candidates = [a for a in index.accesses if a.kind in _TILE_KINDS and a.pointer is not None
                   and a.offset is not None and _unguarded(ctx, kernel, a.node)
+                  and (not a.masked or (a.mask and a.mask_complete))
                   and any(n.startswith("lane:") for n in a.offset.symbols())]
     if not candidates:
         return []
@@ -62,11 +66,12 @@ def past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[PastTheEnd]:
     found: list[PastTheEnd] = []
     for access in candidates:
         for bound in bounds:
-            result = _past(bound, access)
+            result = _past(bound, access) if not access.masked else _past_the_mask(bound, access)
             if result is not None:
                 twin = next((a for a in index.accesses if a.masked and a.offset is access.offset
                              and a.node is not access.node), None)
-                found.append(PastTheEnd(access, *result, masked_twin=twin))
+                found.append(PastTheEnd(access, *result, masked_twin=None if access.masked else twin,
+                                        mask_short=access.masked))
                 break
     return found
 
@@ -85,6 +90,27 @@ def _past(bound: Bound, access: Access):
     argument = bound.site.launch.bound_arguments().get(access.pointer)
     return (ast.unparse(argument) if argument is not None else access.pointer, shapes.render(extent),
             excess.constant, _tail(bound), bound.site.where)
+
+
+def _past_the_mask(bound: Bound, access: Access):
+    """A masked access whose mask bounds the offsets against the tensor's end, but whose address
+    adds a constant to them: ``x + offs + 1`` under ``offs < n`` reaches ``n``. The excess is
+    read against each mask fact (``excess - fact`` a positive constant: the fact allows it) and
+    must not be ruled out by the facts together."""
+    tensor = bound.tensors.get(access.pointer)
+    extent = tensor.numel() if tensor is not None else None
+    if extent is None:
+        return None
+    excess = sx.add(bound.host(access.offset), sx.add(extent, sx.ONE, -1), -1)
+    facts = tuple(bound.host(f) for f in access.mask)
+    if bound.symbols.implied(excess, facts):
+        return None
+    allowed = [d.constant for d in (sx.add(excess, f, -1) for f in facts) if d.is_const and d.constant > 0]
+    if not allowed:
+        return None
+    argument = bound.site.launch.bound_arguments().get(access.pointer)
+    return (ast.unparse(argument) if argument is not None else access.pointer, shapes.render(extent),
+            min(allowed), None, bound.site.where)
 
 
 def _tail(bound: Bound) -> tuple[str, int] | None:
