@@ -4,8 +4,10 @@ from __future__ import annotations
 import ast
 
 from kernelint.checkers.triton.helpers import short
-from kernelint.findings import Severity
-from kernelint.model.blocks import block_origin
+from kernelint.edits import replace
+from kernelint.findings import Fix, Severity
+from kernelint.model.blocks import block_origin, tensor_origin
+from kernelint.model.reaching import value_at
 from kernelint.rules import Report, Rule
 
 #: Each operator, its elementwise replacement, what it does to blocks under TRITON_INTERPRET=1
@@ -71,7 +73,11 @@ mask = (offs < n) & (offs >= start)
 x = tl.load(x_ptr + offs, mask=(~is_pad) & mask, other=0.0)
 ```
 Parenthesize the comparisons: `&` binds tighter than `<`, so `offs < n & offs >= start` is a
-chained comparison, not a conjunction.
+chained comparison, not a conjunction. `kernelint check --fix` makes this rewrite for the whole
+boolean expression (parentheses included) when every operand is a boolean tensor (a comparison of
+a traced value, or `&`/`|`/`~` of such); where an operand is a constexpr or a non-boolean tensor
+the rewrite is offered only with `--unsafe-fixes`, since `&` then differs from what Triton makes
+of `and`.
 """
     references = """
 - flagos-ai/FlagGems #1325 and PR #1337 (constant_pad, masked_select), #5744 and PR #5745 (23
@@ -98,4 +104,73 @@ chained comparison, not a conjunction.
             return
         yield Report(node, f"Python `{word}` on block tensor `{short(block)}` is not elementwise: under "
                            f"TRITON_INTERPRET=1 it {interpreted} while {compiled}; "
-                           f"use `{replacement}` with parenthesized operands")
+                           f"use `{replacement}` with parenthesized operands", fix=_fix(ctx, node))
+
+
+def _fix(ctx, node: ast.expr) -> Fix | None:
+    """The whole boolean expression rewritten with ``&``/``|``/``~``, offered at its outermost
+    boolean operator (an inner one's finding goes away with it). Safe when every operand is a
+    traced boolean tensor (a comparison of one, or ``&``/``|``/``~`` of such), where the elementwise
+    operators compute what Triton made of ``and``/``or``/``not``; otherwise offered as unsafe."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
+        return None
+    text = _elementwise(node)
+    segment = ast.get_source_segment(ctx.source, node) or ""
+    if text is None or "#" in segment:  # a comment inside the expression would be lost
+        return None
+    return Fix("Use &, | and ~", (replace(node, text),), safe=_all_leaves_boolean_tensors(ctx, node))
+
+
+_ATOMS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Constant)
+
+
+def _elementwise(expr: ast.expr) -> str | None:
+    """``expr`` with ``and``/``or``/``not`` spelled ``&``/``|``/``~``; operands that are not
+    atoms are parenthesized (``&`` binds tighter than ``<`` and than ``|``)."""
+    if isinstance(expr, ast.BoolOp):
+        joiner = " & " if isinstance(expr.op, ast.And) else " | "
+        parts = [_operand(value) for value in expr.values]
+        return None if None in parts else joiner.join(parts)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        inner = _operand(expr.operand)
+        return None if inner is None else f"~{inner}"
+    return ast.unparse(expr)
+
+
+def _operand(expr: ast.expr) -> str | None:
+    text = _elementwise(expr)
+    if text is None:
+        return None
+    return text if isinstance(expr, _ATOMS) else f"({text})"
+
+
+def _all_leaves_boolean_tensors(ctx, expr: ast.expr) -> bool:
+    if isinstance(expr, ast.BoolOp):
+        return all(_all_leaves_boolean_tensors(ctx, value) for value in expr.values)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _all_leaves_boolean_tensors(ctx, expr.operand)
+    return _is_boolean(ctx, expr, 8) and tensor_origin(ctx, expr) is not None
+
+
+def _is_boolean(ctx, expr: ast.expr, depth: int) -> bool:
+    """``expr`` is a comparison, or ``&``/``|``/``^``/``~``/``and``/``or``/``not`` of comparisons,
+    through single bindings."""
+    if depth <= 0:
+        return False
+    if isinstance(expr, ast.Compare):
+        return True
+    if isinstance(expr, ast.BoolOp):
+        return all(_is_boolean(ctx, value, depth - 1) for value in expr.values)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _is_boolean(ctx, expr.operand, depth - 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _is_boolean(ctx, expr.left, depth - 1) and _is_boolean(ctx, expr.right, depth - 1)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert):
+        return _is_boolean(ctx, expr.operand, depth - 1)
+    if isinstance(expr, ast.Subscript):  # mask[:, None]
+        return _is_boolean(ctx, expr.value, depth - 1)
+    if isinstance(expr, ast.Name):
+        value = value_at(ctx, expr)
+        return value is not None and _is_boolean(ctx, value, depth - 1)
+    return False
