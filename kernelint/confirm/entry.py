@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelint.model.context import FileContext
-from kernelint.model.project.host import dtypes_of, parameter_dtypes
+from kernelint.model.project.host import dtypes_of
 from kernelint.model.project.index import project_root
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -199,15 +199,13 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
     positional = [*args.posonlyargs, *args.args]
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    bound = launch.bound_arguments() if launch is not None else {}
-    passed_to_kernel = {a.id for a in bound.values() if isinstance(a, ast.Name)}
     from_callers = _shapes_from_callers(ctx, function, facts)
     for arg in [*positional, *args.kwonlyargs]:
         if arg.arg in ("self", "cls", "ctx"):
             if arg.arg != "ctx" or arg is not positional[0]:
                 target.problems.append(f"the entry `{function.name}` is a method; call it yourself")
             continue
-        param = _param(arg, defaults, facts, passed_to_kernel)
+        param = _param(arg, defaults, facts)
         if param.kind in ("tensor", "unknown") and param.dims is None and arg.arg in from_callers:
             param.kind, param.dims, param.dtypes, param.source = "tensor", *from_callers[arg.arg]
         if param.kind == "tensor":
@@ -346,7 +344,7 @@ def _body_facts(function) -> _Facts:
     return facts
 
 
-def _param(arg: ast.arg, defaults: dict, facts: _Facts, passed_to_kernel: set[str]) -> Param:
+def _param(arg: ast.arg, defaults: dict, facts: _Facts) -> Param:
     name = arg.arg
     annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
     if name in defaults:

@@ -100,13 +100,16 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
                 numel *= sizes.get(dim, 1)
             estimated += numel * _ITEMSIZE.get(dtype, 4)
         elif param.kind == "tensor":
-            lines_inputs.append(f"        {param.name!r}: cannot_build({f'the rank of `{param.name}` is not read from the source; --set {param.name}=shape:(...)'!r}),")
+            why = f"the rank of `{param.name}` is not read from the source; --set {param.name}=shape:(...)"
+            lines_inputs.append(f"        {param.name!r}: cannot_build({why!r}),")
         elif param.kind == "none":
-            lines_inputs.append(f"        {param.name!r}: None,  # the entry accepts None (it tests `{param.name} is None`)")
+            lines_inputs.append(f"        {param.name!r}: None,  # the entry accepts None "
+                                f"(it tests `{param.name} is None`)")
         elif param.kind == "literal":
             lines_inputs.append(f"        {param.name!r}: {param.value},  # --set")
         elif param.kind == "int":
-            lines_inputs.append(f"        {param.name!r}: {ASSUMED_INT},  # assumed: an int the source leaves to the caller")
+            lines_inputs.append(f"        {param.name!r}: {ASSUMED_INT},  # assumed: an int the source leaves "
+                                "to the caller")
             assumptions.append(f"`{param.name}` = {ASSUMED_INT} (an int the source leaves to the caller)")
         elif param.kind == "bool":
             lines_inputs.append(f"        {param.name!r}: False,  # assumed")
@@ -115,7 +118,8 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
             lines_inputs.append(f"        {param.name!r}: 1e-5,  # assumed")
             assumptions.append(f"`{param.name}` = 1e-5")
         else:
-            lines_inputs.append(f"        {param.name!r}: cannot_build({f'the type of `{param.name}` is not read from the source; --set {param.name}=VALUE'!r}),")
+            why = f"the type of `{param.name}` is not read from the source; --set {param.name}=VALUE"
+            lines_inputs.append(f"        {param.name!r}: cannot_build({why!r}),")
     # Outputs and temporaries: room for the inputs three times over.
     estimated *= 3
     entry_module = target.module_name(target.entry_path)

@@ -6,7 +6,6 @@ import json
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
