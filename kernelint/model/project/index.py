@@ -231,6 +231,23 @@ def _signature(root: Path) -> tuple:
     return tuple(found)
 
 
+def prepare(paths) -> None:
+    """Index the projects of ``paths`` now, in this process: worker processes forked after it
+    inherit the indexes instead of each building its own. One ``project_root`` per directory."""
+    roots: set[Path] = set()
+    seen: set[str] = set()
+    for path in paths:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory in seen:
+            continue
+        seen.add(directory)
+        root = project_root(path)
+        if root is not None:
+            roots.add(root)
+    for root in roots:
+        index_of(root)
+
+
 def look_again() -> None:
     """The next question re-reads the project's file list (a run, or an editor request, starts:
     what changed since the last one must be seen)."""
