@@ -82,9 +82,12 @@ def test_padded_load_harness_uses_lengths_that_are_not_multiples_of_the_block():
 
 def test_autotune_harness_calls_the_entry_twice_on_small_inputs():
     # (Triton's autotuner needs a GPU driver: under the interpreter it fails, so this recipe runs on a GPU.)
-    _, harness, spec = _harness("tuned.py", 13, "KL115")
+    target, harness, spec = _harness("tuned.py", 16, "KL115")
     assert harness.recipe == "second-call-after-autotune" and harness.problems == []
     assert spec["sizes"] == {"n": 64} and spec["fix"] == []
+    # `b` is only passed on; the kernel's heuristics test it against None, so None is an input
+    bias = next(p for p in target.params if p.name == "b")
+    assert bias.kind == "none" and "heuristics" in bias.source
 
 
 def test_a_parameter_whose_type_the_source_does_not_show_cannot_be_built_until_set(tmp_path):

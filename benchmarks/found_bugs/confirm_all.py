@@ -25,11 +25,8 @@ SETTINGS = {
     # `eps` is passed straight to the kernel: its type is not read from the source.
     "mamba__rms_norm_int32_rows.py": ["eps=1e-6"],
     "flash_attn__rms_norm_int32_rows.py": ["eps=1e-6"],
-    # A_log is only passed on to the kernel; the test that calls the entry with torch.randn(H) is
-    # not found while the program model's import index misses it (see the issue 26 report).
-    "fla__gdn_gate_grid_axis.py": ["A_log=shape:(H,)"],
-    # v is read only as v.shape[-1]; h0 is only passed on (the kernel's heuristics accept None).
-    "fla__chunk_h_reduction_autotuned_in_place.py": ["v=shape:(B,T,H,V)", "h0=None"],
+    # v is read only as v.shape[-1], and nothing in the project calls this chunk_fwd_h.
+    "fla__chunk_h_reduction_autotuned_in_place.py": ["v=shape:(B,T,H,V)"],
 }
 #: Findings with no hand-written harness (corpus-relative PATH:LINE:CODE, --set values), taken from
 #: ``kernelint check`` over mamba, Liger-Kernel, TileGym and flash-attention at the commits of

@@ -200,6 +200,7 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     from_callers = _shapes_from_callers(ctx, function, facts)
+    none_accepted = _none_accepted_by_kernels(ctx, function)
     for arg in [*positional, *args.kwonlyargs]:
         if arg.arg in ("self", "cls", "ctx"):
             if arg.arg != "ctx" or arg is not positional[0]:
@@ -208,6 +209,8 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
         param = _param(arg, defaults, facts)
         if param.kind in ("tensor", "unknown") and param.dims is None and arg.arg in from_callers:
             param.kind, param.dims, param.dtypes, param.source = "tensor", *from_callers[arg.arg]
+        elif param.kind in ("tensor", "unknown") and param.dims is None and arg.arg in none_accepted:
+            param.kind, param.source = "none", none_accepted[arg.arg]
         if param.kind == "tensor":
             found = dtypes_of(ctx.project, ctx, ast.Name(arg.arg, ast.Load()))
             param.dtypes = tuple(sorted(found.known)) or param.dtypes
@@ -416,4 +419,29 @@ def _shapes_from_callers(ctx: FileContext, function, facts: _Facts) -> dict[str,
             dims = [renaming.get(text) for text in made[0]]
             if all(dims):
                 found[name] = (tuple(dims), (made[1],) if made[1] else (), site.where)
+    return found
+
+
+def _none_accepted_by_kernels(ctx: FileContext, function) -> dict[str, str]:
+    """Entry parameters passed straight to a kernel whose ``@triton.heuristics`` test that
+    argument against None (``lambda args: args['h0'] is not None``): the kernel is written to take
+    None there. Maps the entry's parameter to the kernel and parameter that accept it."""
+    found: dict[str, str] = {}
+    for launch in ctx.launches_of("triton", imported=True):
+        if ctx.function_of(launch.node) is not function:
+            continue
+        kernel = launch.kernel or (ctx.project.kernel_for(launch.kernel_expr) or (None,))[0]
+        if kernel is None:
+            continue
+        tested = set()
+        for decorator in kernel.node.decorator_list:
+            for node in ast.walk(decorator):
+                if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                        and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None \
+                        and isinstance(node.left, ast.Subscript) and isinstance(node.left.slice, ast.Constant):
+                    tested.add(node.left.slice.value)
+        launch.kernel = launch.kernel or kernel
+        for name, value in launch.bound_arguments().items():
+            if name in tested and isinstance(value, ast.Name):
+                found.setdefault(value.id, f"`{kernel.name}`'s heuristics test `{name}` against None")
     return found

@@ -103,8 +103,8 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
             why = f"the rank of `{param.name}` is not read from the source; --set {param.name}=shape:(...)"
             lines_inputs.append(f"        {param.name!r}: cannot_build({why!r}),")
         elif param.kind == "none":
-            lines_inputs.append(f"        {param.name!r}: None,  # the entry accepts None "
-                                f"(it tests `{param.name} is None`)")
+            because = param.source or f"the entry tests `{param.name} is None`"
+            lines_inputs.append(f"        {param.name!r}: None,  # accepted: {because}")
         elif param.kind == "literal":
             lines_inputs.append(f"        {param.name!r}: {param.value},  # --set")
         elif param.kind == "int":
