@@ -125,30 +125,32 @@ def free_bytes(torch, device: str) -> int:
 def _maker(torch, device: str, recipe: str, variant: str, guards: list):
     """``make(shape, dtype)`` for the recipe: seeded values; guarded buffers for the mask recipe;
     the fp16 control of the bf16 recipe holds the same (exactly representable) values."""
-    generator = torch.Generator(device="cpu").manual_seed(0)
+    # Values are drawn on the device itself, in the tensor's dtype where it is a float: a tensor of
+    # 2^31 elements is never staged in host memory or in fp32.
+    generator = torch.Generator(device=device).manual_seed(0)
 
     def make(shape, dtype):
         dtype = getattr(torch, dtype)
         numel = 1
         for size in shape:
             numel *= int(size)
-        if dtype.is_floating_point:
-            values = torch.rand(numel, generator=generator) if recipe == "bf16-through-fp16-pointer" \
-                else torch.randn(numel, generator=generator)
-        else:
-            values = torch.randint(0, 4, (numel,), generator=generator)
         if recipe == "bf16-through-fp16-pointer" and dtype == torch.bfloat16:
-            values = values.to(torch.bfloat16)
+            # the same values in both runs, exact in bf16 and in fp16
+            values = torch.rand(numel, generator=generator, device=device).to(torch.bfloat16)
             dtype = torch.float16 if variant == "control" else torch.bfloat16
+        elif dtype.is_floating_point:
+            values = torch.randn(numel, generator=generator, device=device, dtype=dtype)
+        else:
+            values = torch.randint(0, 4, (numel,), generator=generator, device=device).to(dtype)
         if recipe == "length-not-multiple-of-block":
             guard = 4096
             buffer = torch.empty(numel + guard, dtype=dtype, device=device)
             poison = float("nan") if dtype.is_floating_point and variant == "as-is" else (-1 if variant == "as-is" else 0)
             buffer[numel:] = poison
-            buffer[:numel] = values.to(dtype).to(device)
+            buffer[:numel] = values.to(dtype)
             guards.append((buffer, numel))
             return buffer[:numel].view(*shape)
-        return values.to(dtype).to(device).view(*shape)
+        return values.to(dtype).view(*shape)
 
     return make
 
@@ -207,8 +209,8 @@ def run(spec: dict, inputs, call, variant: str, out: Path, channel) -> dict:
                     torch.cuda.synchronize()
                 saved["second"] = _saved(torch, _tensors(second, torch) + _tensors(args, torch), recipe)
             if guards:
-                poison_ok = [bool(torch.equal(b[n:], b[n:]) if not b.dtype.is_floating_point else
-                                  (torch.isnan(b[n:]).all() if variant == "as-is" else (b[n:] == 0).all()))
+                poison_ok = [bool(torch.isnan(b[n:]).all() if b.dtype.is_floating_point and variant == "as-is"
+                                  else (b[n:] == (-1 if variant == "as-is" else 0)).all())
                              for b, n in guards]
                 saved["guards_intact"] = all(poison_ok)
             torch.save(saved, out / f"{variant}.pt")
