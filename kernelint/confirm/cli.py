@@ -98,6 +98,13 @@ def run(args) -> int:
     if args.dry_run:
         print(f"dry run: recipe {harness.recipe}, about {harness.estimated_bytes / 2**30:.2f} GiB; not run")
         return 0
+    import importlib.util
+
+    missing = [name for name in ("torch", "triton") if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"cannot run: {' and '.join(missing)} not installed in this Python; the harness is written "
+              "(--dry-run writes it without trying)")
+        return EXIT_ERROR
     from kernelint.confirm.run import confirm
 
     spec = _spec_of(script)
