@@ -72,6 +72,7 @@ def _same(a, b) -> bool:
 
 
 @pytest.mark.parametrize("directory", PERF_PAIRS, ids=[d.name for d in PERF_PAIRS])
+@pytest.mark.full  # torch on the CPU: the full tier
 def test_both_sides_get_the_same_inputs(directory):
     torch = pytest.importorskip("torch")
     pair = load_pair(directory)

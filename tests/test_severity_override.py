@@ -95,6 +95,7 @@ def _run(*args, cwd):
     return result
 
 
+@pytest.mark.full  # the real pylint/flake8: the full tier
 def test_pylint_reports_the_configured_severity_as_its_own_message(project):
     pytest.importorskip("pylint")
     result = _run("pylint", "--load-plugins=kernelint.pylint_plugin", "--disable=all",
@@ -105,6 +106,7 @@ def test_pylint_reports_the_configured_severity_as_its_own_message(project):
         ("W7204", "erf-needs-fp32-warning", "warning")]
 
 
+@pytest.mark.full  # the real pylint/flake8: the full tier
 def test_flake8_still_reports_the_finding(project):
     pytest.importorskip("flake8")
     result = _run("flake8", "--select", "KL", "k.py", cwd=project)
