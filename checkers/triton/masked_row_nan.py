@@ -7,7 +7,7 @@ import math
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model import dataflow
+from kernelint.model import dataflow, memory
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Because, Report, Rule
@@ -107,6 +107,40 @@ def _subtractions(ctx, expr: ast.AST) -> list[ast.BinOp]:
     return found
 
 
+def _row_broadcast(node: ast.AST) -> bool:
+    """``x[:, None]``: a per-row value spread across the key axis."""
+    return (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
+            and isinstance(node.slice.elts[0], ast.Slice) and isinstance(node.slice.elts[1], ast.Constant)
+            and node.slice.elts[1].value is None)
+
+
+def _only_flagged_rows_and_dropped(ctx, kernel, fill: ast.Call, exp_call: ast.Call) -> bool:
+    """The memory the mask reads is a per-row flag (``valid_row[:, None]``: padding tokens), so it
+    empties whole rows or none, and every store of a value computed from the exps is masked by
+    that same flag: the NaN rows are the padding rows, and they never reach memory."""
+    cond = fill.args[0]
+    flags = [n for n in ast.walk(cond) if _row_broadcast(n) and _mask_load(ctx, n.value) is not None]
+    if not flags:
+        return False
+    flag_ids = {id(n) for n in flags}
+    other = dataflow.reaches(ctx, cond, lambda n: _mask_load(ctx, n) is not None and not _row_broadcast(n)
+                             and not any(id(a) in flag_ids for a in ctx.ancestors(n)) and dataflow.is_load(ctx, n),
+                             prune=lambda n: id(n) in flag_ids)
+    if other is not None:
+        return False  # the mask also reads per-key memory: a data row can lose every key
+    loads = {id(_mask_load(ctx, n.value)) for n in flags}
+    stores = [a.call for a in memory.accesses(ctx, kernel) if a.kind == "store"]
+    reached = [c for c in stores if (v := signature_argument(c, triton.SIGNATURES[triton.STORE], "value")) is not None
+               and dataflow.reaches(ctx, v, lambda n: n is exp_call) is not None]
+    if not reached:
+        return False
+    for store in reached:
+        mask = signature_argument(store, triton.SIGNATURES[triton.STORE], "mask")
+        if mask is None or dataflow.reaches(ctx, mask, lambda n: id(n) in loads) is None:
+            return False
+    return True
+
+
 class MaskedRowNan(Rule):
     code = "KL124"
     name = "masked-row-nan"
@@ -129,6 +163,12 @@ guard that replaces the max by 0), when the running max has a finite floor (`-1e
 `tl.maximum(m, -1e9)`), when the masked value is finite, and when the mask is built only from
 offsets and scalar bounds (causal masks, `offs_n < seqlen_k`), whose rows always keep a key in
 the blocks the kernel visits.
+
+Also silent when the memory the mask reads is a per-row flag spread across the keys
+(`row_ok[:, None]`, padding tokens) and every store of a value computed from the exps is masked
+by that flag: the flag empties whole rows, those rows are the padding rows, and their NaN never
+reaches memory. A mask that also reads per-key memory is still reported (a data row can lose
+every key).
 
 ## Why is this bad?
 When a mask removes every key of a row in a block, the row's maximum is `-inf`, and
@@ -191,6 +231,8 @@ and divide by `tl.where(l_i == 0, 1, l_i)` at the end.
                     guarded[id(kernel)] = _guards_infinity(ctx, kernel.node)
                 if guarded[id(kernel)]:
                     break
+                if _only_flagged_rows_and_dropped(ctx, kernel, fill, call):
+                    continue
                 reported.add(id(fill))
                 load = _mask_load(ctx, fill.args[0])
                 facts = [Because(f"scores set to -inf by `{short(fill, 60)}`", fill)]
