@@ -73,3 +73,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In the light tier a test that skips for want of a full-tier package fails instead: it
+    belongs in the full tier (``@pytest.mark.full``), where that package is installed, not in a
+    skip that passes."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and tier_of(item.config) == "light" and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if any(f"could not import '{module}'" in reason for module in FULL_TIER_MODULES):
+            report.outcome = "failed"
+            report.longrepr = f"{item.nodeid}: {reason}; mark it @pytest.mark.full (DEVELOPERS.md, Tests)"
