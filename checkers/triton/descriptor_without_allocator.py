@@ -8,7 +8,7 @@ from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import OK, status_in
-from kernelint.rules import Report, Rule
+from kernelint.rules import Because, Report, Rule
 
 
 class DescriptorWithoutAllocator(Rule):
@@ -97,4 +97,10 @@ code is unmeasured.
             reported.add(id(kernel))
             yield Report(call, f"`{kernel.name}` builds a tensor descriptor in the kernel, and no module "
                                f"that runs with this file calls `triton.set_allocator`: the launch fails "
-                               f"with 'no allocator was set' (this code targets {target.describe()})")
+                               f"with 'no allocator was set' (this code targets {target.describe()})",
+                         facts=(Because(f"`{ctx.call_name(call)}` in `{kernel.name}` needs a global scratch "
+                                        "allocation at launch", call),
+                                Because("searched for `triton.set_allocator`: this file, every module that "
+                                        "imports it (directly or through others), what those import, and their "
+                                        "packages' __init__ (the program model's allocator scope); none calls it"),
+                                Because(f"target: {target.describe()}")))
