@@ -189,3 +189,9 @@ def test_the_mask_recipe_does_not_confirm_the_masked_kernel(tmp_path):
     record = confirm(script, _spec_of(script), tmp_path / "runs", 300.0, 600.0, interpret=True)
     assert record["runs"]["as-is"]["outcome"] == "ok" and record["runs"]["control"]["outcome"] == "ok"
     assert record["verdict"] == "not reproduced", record
+
+
+def test_the_package_ships_in_the_wheel():
+    """pyproject lists packages by name: a GPU machine installs kernelint with pip and needs confirm."""
+    text = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"kernelint.confirm"' in text
