@@ -19,7 +19,7 @@ def canonical(qualname: str) -> str:
 
 
 #: Statement fields that hold statement lists (or handlers / match cases holding them).
-_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 class ImportTable:
@@ -44,7 +44,7 @@ class ImportTable:
                 table.add(node)
                 continue
             for name in reversed(node._fields):
-                if name in _BLOCK_FIELDS:
+                if name in BLOCK_FIELDS:
                     stack.extend(reversed(getattr(node, name)))
         return table
 

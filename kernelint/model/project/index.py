@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,16 +210,12 @@ def _imports(text: str, name: str, is_package: bool) -> set[str]:
     return found
 
 
-_INDEXES: dict[Path, tuple[tuple, float, _Index]] = {}
-#: An index younger than this is used without looking at the files again: a batch run (and
-#: each worker) stats the project once, a long-lived process at most this often.
-_FRESH_S = 2.0
+_INDEXES: dict[Path, tuple[tuple, bool, _Index]] = {}
 
 
 def _signature(root: Path) -> tuple:
-    """What the index was built from: every indexed file's path, size and mtime. A stat per
-    file (about 3 ms per thousand), so a long-lived process (the language server, a flake8 run)
-    never answers from an index older than the files."""
+    """What the index was built from: every indexed file's path, size and mtime (a stat per
+    file, about 3 ms per thousand)."""
     found = []
     for path in _python_files(root):
         try:
@@ -249,26 +244,26 @@ def prepare(paths) -> None:
 
 
 def look_again() -> None:
-    """The next question re-reads the project's file list (a run, or an editor request, starts:
-    what changed since the last one must be seen)."""
+    """The next question re-reads the project's file list: a run starts, or the language server
+    saw a save. Between two calls an index is used as it is, so a long batch run stats the
+    project once."""
     for root, (signature, _, index) in list(_INDEXES.items()):
-        _INDEXES[root] = (signature, float("-inf"), index)
+        _INDEXES[root] = (signature, True, index)
 
 
 def index_of(root: Path) -> _Index:
-    """The index of the project at ``root``, rebuilt when its files changed."""
-    now = time.monotonic()
+    """The index of the project at ``root``; after ``look_again``, rebuilt if its files changed."""
     known = _INDEXES.get(root)
-    if known is not None and now - known[1] < _FRESH_S:
+    if known is not None and not known[1]:
         return known[2]
     signature = _signature(root)
     if known is not None and known[0] == signature:
-        _INDEXES[root] = (signature, now, known[2])
+        _INDEXES[root] = (signature, False, known[2])
         return known[2]
     index = _Index(root)
     if len(_INDEXES) >= 8:
         _INDEXES.pop(next(iter(_INDEXES)))
-    _INDEXES[root] = (signature, time.monotonic(), index)
+    _INDEXES[root] = (signature, False, index)
     return index
 
 

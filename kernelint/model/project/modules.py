@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernelint.model.names import BLOCK_FIELDS as _BLOCK_FIELDS
 from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def absolute_aliases(tree: ast.Module, name: str, is_package: bool) -> dict[str,
     against the module's ``name``)."""
     package = name.split(".") if is_package else name.split(".")[:-1]
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in _import_statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -106,6 +107,20 @@ def absolute_aliases(tree: ast.Module, name: str, is_package: bool) -> dict[str,
                 if alias.name != "*" and module:
                     aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
     return aliases
+
+
+def _import_statements(tree: ast.Module):
+    """Every import statement of ``tree``, found through statement lists only (imports are
+    statements: no expression needs visiting)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for name in node._fields:
+            if name in _BLOCK_FIELDS:
+                stack.extend(getattr(node, name))
 
 
 _PARSED: dict[Path, Module] = {}

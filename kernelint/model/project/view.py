@@ -19,7 +19,7 @@ answers are only what the file itself shows.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -67,6 +67,9 @@ class ProjectView:
         self.module_name = own.name if own is not None else None
         self._own_aliases: dict[str, str] | None = None
         self._contexts: dict[str, "FileContext"] = {}
+        self._loaded: dict[str, _modules.Module | None] = {}
+        self._absolute: dict[tuple[int, int], str | None] = {}
+        self._launch_forms: dict[tuple[int, str], list[Launch]] = {}
 
     def display_path(self, path: str) -> str:
         """``path`` as messages show it: relative to the project root when inside it, so a
@@ -99,14 +102,17 @@ class ProjectView:
         return found
 
     def module(self, name: str) -> _modules.Module | None:
-        """Another module of the project, parsed (its bytes recorded as read)."""
+        """Another module of the project, parsed (its bytes recorded as read); read once per
+        view, however many questions reach it."""
         if self._index is None or name == self.module_name:
             return None
+        if name in self._loaded:
+            return self._loaded[name]
         entry = self._index.by_name.get(name)
-        if entry is None:
-            return None
-        module = _modules.load(entry.path, name)
-        self._record(f"file:{entry.path}", module.digest if module is not None else "-")
+        module = _modules.load(entry.path, name) if entry is not None else None
+        if entry is not None:
+            self._record(f"file:{entry.path}", module.digest if module is not None else "-")
+        self._loaded[name] = module
         return module
 
     # --- names -------------------------------------------------------------------------------
@@ -114,12 +120,15 @@ class ProjectView:
     def absolute(self, ctx: "FileContext", expr: ast.AST) -> str | None:
         """The absolute dotted name ``expr`` denotes in the file of ``ctx``, re-exports followed
         to the module that defines it."""
-        if ctx is self.ctx:
-            dotted = self._own_absolute(expr)
-        else:
-            module = self._module_of_ctx(ctx)
-            dotted = module.absolute(expr) if module is not None else None
-        return self._defined_at(dotted) if dotted is not None else None
+        key = (id(ctx), id(expr))
+        if key not in self._absolute:
+            if ctx is self.ctx:
+                dotted = self._own_absolute(expr)
+            else:
+                module = self._module_of_ctx(ctx)
+                dotted = module.absolute(expr) if module is not None else None
+            self._absolute[key] = self._defined_at(dotted) if dotted is not None else None
+        return self._absolute[key]
 
     def _own_absolute(self, expr: ast.AST) -> str | None:
         if self.module_name is None:
@@ -258,8 +267,12 @@ class ProjectView:
             ctx = self.context_of(name)
             if ctx is None:
                 continue
-            for launch in launch_forms(ctx, kernel.dsl):
-                if self.absolute(ctx, launch.kernel_expr) == target:
+            key = (id(ctx), kernel.dsl)
+            if key not in self._launch_forms:
+                self._launch_forms[key] = list(launch_forms(ctx, kernel.dsl))
+            for template in self._launch_forms[key]:
+                if self.absolute(ctx, template.kernel_expr) == target:
+                    launch = replace(template)
                     launch.kernel = kernel
                     launch.kernel_ctx = None if ctx is kernel_ctx else kernel_ctx
                     found.append(Site(launch.node, ctx, launch=launch))
