@@ -103,6 +103,21 @@ def test_a_parameter_whose_type_the_source_does_not_show_cannot_be_built_until_s
     assert generate(target).problems == []
 
 
+def test_a_number_a_caller_forwards_from_its_own_default_is_used(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='p'\nversion='0'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    text = (PROJECT / "rows.py").read_text().replace("def scale(x: torch.Tensor)", "def scale(x: torch.Tensor, eps)")
+    (package / "norm.py").write_text(text)
+    (package / "layer.py").write_text("from pkg.norm import scale\n\n\ndef apply(x, eps=1e-5):\n"
+                                      "    return scale(x, eps)\n")
+    target = locate(package / "norm.py", 11, "KL103")
+    eps = next(p for p in target.params if p.name == "eps")
+    assert (eps.kind, eps.value) == ("literal", "1e-05") and "layer.py:5" in eps.source
+    assert generate(target).problems == []
+
+
 def test_no_finding_at_the_line_is_an_error():
     with pytest.raises(LocateError):
         locate(PROJECT / "rows.py", 5, "KL103")

@@ -22,9 +22,6 @@ from run_all import HERE, bug_of, checkout_commit
 
 #: ``--set`` values the source does not give, per script (why in the comment).
 SETTINGS = {
-    # `eps` is passed straight to the kernel: its type is not read from the source.
-    "mamba__rms_norm_int32_rows.py": ["eps=1e-6"],
-    "flash_attn__rms_norm_int32_rows.py": ["eps=1e-6"],
     # v is read only as v.shape[-1], and nothing in the project calls this chunk_fwd_h.
     "fla__chunk_h_reduction_autotuned_in_place.py": ["v=shape:(B,T,H,V)"],
 }
@@ -35,7 +32,7 @@ EXTRA = [
     ("mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py:1283:KL126", []),  # found-bugs #15
     ("mamba/mamba_ssm/ops/triton/ssd_combined.py:307:KL126", []),
     ("flash-attention/flash_attn/flash_attn_triton.py:851:KL126", []),
-    ("mamba/mamba_ssm/ops/triton/layernorm_gated.py:68:KL103", ["eps=1e-6"]),  # found-bugs #28
+    ("mamba/mamba_ssm/ops/triton/layernorm_gated.py:68:KL103", []),  # found-bugs #28
     ("mamba/mamba_ssm/ops/triton/ssd_state_passing.py:52:KL103", []),
     ("mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py:1224:KL103", []),
     ("TileGym/skills/tilegym-converting-cutile-to-triton/examples/02_softmax/triton_kernel.py:107:KL103", []),

@@ -211,6 +211,10 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
             param.kind, param.dims, param.dtypes, param.source = "tensor", *from_callers[arg.arg]
         elif param.kind in ("tensor", "unknown") and param.dims is None and arg.arg in none_accepted:
             param.kind, param.source = "none", none_accepted[arg.arg]
+        elif param.kind == "unknown":
+            literal = _literal_from_callers(ctx, function, arg.arg)
+            if literal is not None:
+                param.kind, param.value, param.source = "literal", *literal
         if param.kind == "tensor":
             found = dtypes_of(ctx.project, ctx, ast.Name(arg.arg, ast.Load()))
             param.dtypes = tuple(sorted(found.known)) or param.dtypes
@@ -445,3 +449,31 @@ def _none_accepted_by_kernels(ctx: FileContext, function) -> dict[str, str]:
             if name in tested and isinstance(value, ast.Name):
                 found.setdefault(value.id, f"`{kernel.name}`'s heuristics test `{name}` against None")
     return found
+
+
+def _literal_from_callers(ctx: FileContext, function, name: str) -> tuple[str, str] | None:
+    """A number a call of the entry in the project passes for ``name``: a literal, or the literal
+    default of the calling function's own parameter it forwards (``forward(ctx, x, ..., eps=1e-6)``
+    calling ``_layer_norm_fwd(x, w, b, eps)``). ``(text, where)``; None when no call fixes one."""
+    params = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    try:
+        sites = ctx.project.callers_of(function, ctx)
+    except Exception:  # noqa: BLE001 - the program model could not answer: no facts from callers
+        return None
+    for site in sites[:16]:
+        passed = dict(zip(params[site.shift:], site.node.args))
+        passed.update({k.arg: k.value for k in site.node.keywords if k.arg})
+        value = passed.get(name)
+        if isinstance(value, ast.Name):
+            caller = site.ctx.function_of(site.node)
+            if caller is None:
+                continue
+            args = caller.args
+            positional = [*args.posonlyargs, *args.args]
+            defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+            defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+            value = defaults.get(value.id)
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) \
+                and not isinstance(value.value, bool):
+            return repr(value.value), f"the call at {site.where}"
+    return None

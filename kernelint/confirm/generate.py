@@ -45,7 +45,7 @@ def apply_settings(target: Target, settings: list[str]) -> None:
             param.dtypes = (dtype.strip(),) if dtype else param.dtypes
         else:
             ast.literal_eval(value)  # must be a literal
-            param.kind, param.dims, param.value = "literal", None, value
+            param.kind, param.dims, param.value, param.source = "literal", None, value, None
         target.problems = [p for p in target.problems if f"`{name}`" not in p]
 
 
@@ -106,7 +106,7 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
             because = param.source or f"the entry tests `{param.name} is None`"
             lines_inputs.append(f"        {param.name!r}: None,  # accepted: {because}")
         elif param.kind == "literal":
-            lines_inputs.append(f"        {param.name!r}: {param.value},  # --set")
+            lines_inputs.append(f"        {param.name!r}: {param.value},  # {param.source or '--set'}")
         elif param.kind == "int":
             lines_inputs.append(f"        {param.name!r}: {ASSUMED_INT},  # assumed: an int the source leaves "
                                 "to the caller")
