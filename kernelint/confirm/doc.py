@@ -24,7 +24,10 @@ What it does:
    names a tensor's dimensions, `assert w.shape == (N,)` a whole shape, `x.view(-1, x.shape[-1])`
    a tensor of any rank flattened to rows, `x is None` that None is accepted, and a call of the
    entry elsewhere in the project (often a test: `A_log = torch.randn(H)`) the shape of a tensor
-   the entry only passes on. Nothing is imported to find this.
+   the entry only passes on, or a number it leaves open (`eps`, forwarded from a caller's
+   `eps=1e-6` default); a kernel whose `@triton.heuristics` test an argument against None takes
+   None there. `assert q.dtype in [torch.float16, torch.bfloat16]` picks the dtype. Nothing is
+   imported to find this.
 2. **Builds the triggering input from the rule's recipe** (`kernelint/confirm/recipes.py`; every
    crash and numerics rule names its recipe or says why it has none):
    - `grid-axis-65536` (KL126): the flagged grid axis at 65,536 programs, evaluated from the launch's
@@ -54,8 +57,8 @@ What it does:
 `confirm` runs your project's code; `check` never does, and `confirm` runs only when you ask for
 it. The harness is a readable script: `--dry-run` writes it without running it, and
 `python harness.py run --variant as-is --out DIR` then `python harness.py judge --out DIR` runs
-it by hand. Where the source does not show a size or a type (an `eps` passed straight to the
-kernel, a tensor whose rank nothing reads), the command says so instead of guessing; `--set`
+it by hand. Where neither the entry nor a call of it shows a size or a type (a tensor read only
+as `v.shape[-1]`, a scalar no call fixes), the command says so instead of guessing; `--set`
 supplies it. An int parameter the source leaves to the caller is set to 64 and the harness says
 so. `--interpret` runs under `TRITON_INTERPRET=1` on the CPU, where the mask recipe works on small
 sizes (tests/test_confirm.py confirms a padded load end to end and, as the negative control, does
