@@ -84,7 +84,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--timeout", type=int, default=300, help="watchdog per kernel run (s)")
-    parser.add_argument("--only", nargs="*")
+    parser.add_argument("--only", nargs="*", help="only scripts (and, with --extra, findings) whose names contain one of these")
     parser.add_argument("--extra", action="store_true", help="also the findings of EXTRA (no hand-written harness)")
     args = parser.parse_args()
     scripts = sorted(HERE.glob("*__*.py"))
@@ -94,6 +94,8 @@ def main() -> int:
     results = []
     if args.extra:
         for where, settings in EXTRA:
+            if args.only and not any(o in where for o in args.only):
+                continue
             results.append(run_confirm(args, work, {"script": None, "where": where, "settings": settings},
                                        args.corpus / where, None))
     for script in scripts:
