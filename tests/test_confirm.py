@@ -72,6 +72,13 @@ def test_int32_harness_grows_the_tensor_past_2_31_and_fixes_the_index_where_it_i
     assert spec["estimated_bytes"] > 2**32  # budget-checked before allocating
 
 
+def test_int32_fix_follows_the_index_to_the_program_id_it_is_computed_from():
+    # row = n_rows - 1 - pid; pid = tl.program_id(0): widening pid fixes both products of row
+    _, harness, spec = _harness("chained.py", 12, "KL103")
+    assert [(e["line"], e["old"], e["new"]) for e in spec["fix"]] == [
+        (8, "tl.program_id(0)", "tl.program_id(0).to(tl.int64)")]
+
+
 def test_padded_load_harness_uses_lengths_that_are_not_multiples_of_the_block():
     _, harness, spec = _harness("padded.py", 12, "KL120")
     assert harness.recipe == "length-not-multiple-of-block" and harness.problems == []

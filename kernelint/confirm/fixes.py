@@ -28,20 +28,40 @@ def _language_alias(tree: ast.Module) -> str:
 
 
 def _single_definition(tree: ast.Module, product: ast.BinOp) -> ast.expr | None:
-    """The value of ``row = tl.program_id(0)`` when the product's left operand is a name bound
-    once in its function (KL103's message: convert the index where it is defined, so every
-    product of the same index is fixed by one edit)."""
+    """The ``tl.program_id(...)`` call the product's left operand comes from, through names bound
+    once in its function (``pid_b = pid_bc - pid_c * batch`` with ``pid_bc = tl.program_id(1)``):
+    KL103's message says to convert the index where it is defined, so every product of the same
+    index is fixed by one edit. A call that is not ``program_id`` is widened as it is."""
     if not isinstance(product.left, ast.Name):
         return None
-    for function in ast.walk(tree):
-        if isinstance(function, ast.FunctionDef) and function.lineno <= product.lineno <= function.end_lineno:
-            bound = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
-                     and any(isinstance(t, ast.Name) and t.id == product.left.id
-                             for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target))]
-            if len(bound) == 1 and isinstance(bound[0], ast.Assign) and len(bound[0].targets) == 1 \
-                    and isinstance(bound[0].targets[0], ast.Name) and isinstance(bound[0].value, ast.Call):
-                return bound[0].value
-    return None
+    function = next((f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                     and f.lineno <= product.lineno <= f.end_lineno), None)
+    if function is None:
+        return None
+
+    def bound_once(name: str) -> ast.expr | None:
+        bound = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
+                 and any(isinstance(t, ast.Name) and t.id == name
+                         for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target))]
+        if len(bound) == 1 and isinstance(bound[0], ast.Assign) and len(bound[0].targets) == 1 \
+                and isinstance(bound[0].targets[0], ast.Name):
+            return bound[0].value
+        return None
+
+    def source_call(name: str, depth: int) -> ast.Call | None:
+        value = bound_once(name)
+        if value is None or depth > 3:
+            return None
+        if isinstance(value, ast.Call):
+            return value
+        for inner in ast.walk(value):
+            if isinstance(inner, ast.Name):
+                found = source_call(inner.id, depth + 1)
+                if found is not None and ast.unparse(found.func).endswith("program_id"):
+                    return found
+        return None
+
+    return source_call(product.left.id, 0)
 
 
 def fix_edits(target: Target) -> tuple[list[dict], str | None]:
