@@ -79,6 +79,15 @@ def test_int32_fix_follows_the_index_to_the_program_id_it_is_computed_from():
         (8, "tl.program_id(0)", "tl.program_id(0).to(tl.int64)")]
 
 
+def test_sizes_take_the_branch_that_reaches_the_flagged_launch():
+    # `if n_cols <= 1024: narrow_kernel ... else: wide_kernel` (flagged): n_cols must pass 1024,
+    # named through x2d = x.reshape(-1, x.shape[-1]); n_rows, n_cols = x2d.shape
+    target, harness, spec = _harness("branched.py", 20, "KL103")
+    assert target.params[0].dims == ("n_rows", "n_cols") and harness.problems == []
+    sizes = spec["sizes"]
+    assert sizes["n_cols"] > 1024 and sizes["n_rows"] * sizes["n_cols"] > 2**31
+
+
 def test_padded_load_harness_uses_lengths_that_are_not_multiples_of_the_block():
     _, harness, spec = _harness("padded.py", 12, "KL120")
     assert harness.recipe == "length-not-multiple-of-block" and harness.problems == []

@@ -64,6 +64,9 @@ class Target:
     #: The finding's related sites (the same cause) as ``(line, column, end_line, end_column)``.
     sites: list[tuple[int, int, int, int]] = field(default_factory=list)
     finding_fix: list[dict] = field(default_factory=list)
+    #: The conditions on the way to the launch: ``(name, op, constant, holds)`` for each
+    #: ``if n_cols <= 8192:`` around it (``holds``: the launch is in the body, not the else).
+    branches: list[tuple[str, str, int, bool]] = field(default_factory=list)
     #: The entry takes its arguments by position only (``Function.apply``).
     positional: bool = False
     problems: list[str] = field(default_factory=list)
@@ -195,6 +198,7 @@ def _read_entry(target: Target, ctx: FileContext, function, launch, kernel, kern
         target.grid_axes = [ast.unparse(grid)]
     facts = _body_facts(function)
     target.assignments = facts.assignments
+    target.branches = _branches_to(ctx, launch.node, function) if launch is not None else []
     args = function.args
     positional = [*args.posonlyargs, *args.args]
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
@@ -241,6 +245,8 @@ class _Facts:
     assignments: list[tuple[str, str]] = field(default_factory=list)
     ints: set[str] = field(default_factory=set)
     flattened: set[str] = field(default_factory=set)
+    #: x -> y for ``y = x.view(-1, ...)``: y's unpacked names name x's rows and columns.
+    flattened_into: dict[str, str] = field(default_factory=dict)
     #: ``assert x.dtype in [...]``: the dtypes the entry accepts for x.
     dtypes_allowed: dict[str, list[str]] = field(default_factory=dict)
     same_dtype: list[list[str]] = field(default_factory=list)
@@ -303,6 +309,9 @@ def _body_facts(function) -> _Facts:
                     if indexed:
                         facts.indexed.setdefault(indexed[0], {})[indexed[1]] = name
             elif isinstance(target, ast.Name):
+                if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                        and value.func.attr in ("view", "reshape") and isinstance(value.func.value, ast.Name):
+                    facts.flattened_into.setdefault(value.func.value.id, target.id)
                 indexed = _dim_index(value)
                 if indexed:
                     facts.indexed.setdefault(indexed[0], {})[indexed[1]] = target.id
@@ -366,6 +375,9 @@ def _param(arg: ast.arg, defaults: dict, facts: _Facts) -> Param:
     if tensorish:
         indexed = facts.indexed.get(name)
         if name in facts.flattened:
+            named = facts.dims.get(facts.flattened_into.get(name, ""))
+            if named is not None and len(named) == 2 and all(named):
+                return Param(name, "tensor", tuple(named))
             return Param(name, "tensor", (f"{name}.rows", (indexed or {}).get(-1, f"{name}.cols")))
         # x.shape[i] alone shows a lower bound of the rank, not the rank
         return Param(name, "tensor", None)
@@ -477,3 +489,21 @@ def _literal_from_callers(ctx: FileContext, function, name: str) -> tuple[str, s
                 and not isinstance(value.value, bool):
             return repr(value.value), f"the call at {site.where}"
     return None
+
+
+_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+def _branches_to(ctx: FileContext, node: ast.AST, function) -> list[tuple[str, str, int, bool]]:
+    """``if NAME <op> INT:`` statements of the entry that the launch is under, and on which side."""
+    found = []
+    child, parent = node, ctx.parent(node)
+    while parent is not None and parent is not function:
+        if isinstance(parent, ast.If) and isinstance(parent.test, ast.Compare) and len(parent.test.ops) == 1 \
+                and isinstance(parent.test.left, ast.Name) and type(parent.test.ops[0]) in _OPS \
+                and isinstance(parent.test.comparators[0], ast.Constant) \
+                and isinstance(parent.test.comparators[0].value, int):
+            holds = any(child is statement for statement in parent.body)
+            found.append((parent.test.left.id, _OPS[type(parent.test.ops[0])], parent.test.comparators[0].value, holds))
+        child, parent = parent, ctx.parent(parent)
+    return found

@@ -85,10 +85,43 @@ def grid_axis(message: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def _holds(value: int, op: str, constant: int) -> bool:
+    return {"<": value < constant, "<=": value <= constant, ">": value > constant, ">=": value >= constant,
+            "==": value == constant, "!=": value != constant}[op]
+
+
+def branch_sizes(target: Target, names: list[str]) -> dict[str, int]:
+    """Values that take the launch's branches (``if n_cols <= 8192: ... else: <launch>`` gives
+    n_cols 16,384): powers of two just past the constant, or just under it."""
+    fixed: dict[str, int] = {}
+    for name, op, constant, holds in target.branches:
+        if name not in names:
+            continue
+        above = 1 << max(constant, 1).bit_length()  # a power of two > constant
+        for value in (above, constant, max(constant - 1, 1), max(constant // 2, 1)):
+            if _holds(value, op, constant) == holds:
+                fixed[name] = value
+                break
+    return fixed
+
+
 def recipe_sizes(recipe: str, target: Target) -> tuple[dict[str, int], dict[str, int] | None, list[str]]:
-    """``(sizes, control sizes or None, problems)``."""
+    """``(sizes, control sizes or None, problems)``, taking the branches that reach the launch."""
+    names = symbols(target)
+    fixed = branch_sizes(target, names)
+    sizes, control, problems = _recipe_sizes(recipe, target, fixed)
+    for name, value in fixed.items():
+        if sizes.get(name) != value:
+            problems.append(f"the launch is reached only with `{name}` = {value} (the entry's branch), and the "
+                            f"recipe needs it at {sizes.get(name)}")
+    return sizes, control, problems
+
+
+def _recipe_sizes(recipe: str, target: Target,
+                  fixed: dict[str, int]) -> tuple[dict[str, int], dict[str, int] | None, list[str]]:
     names = symbols(target)
     sizes = {name: DEFAULT_DIM for name in names}
+    sizes.update(fixed)
     problems: list[str] = []
     if recipe == "grid-axis-65536":
         axis = grid_axis(target.message)
@@ -100,6 +133,7 @@ def recipe_sizes(recipe: str, target: Target) -> tuple[dict[str, int], dict[str,
             return sizes, None, [f"grid axis {axis} `{text}` names no input size the entry reads"]
         # The other sizes small: only the flagged axis needs to be large.
         sizes = {name: GRID_OTHER_DIM for name in names}
+        sizes.update(fixed)
         for name in used[1:]:
             sizes[name] = 1
         driver = used[0]
@@ -135,6 +169,7 @@ def recipe_sizes(recipe: str, target: Target) -> tuple[dict[str, int], dict[str,
         sizes = {name: GRID_OTHER_DIM for name in names}
         if len(big.dims) == 2:
             sizes[big.dims[-1]] = WIDE
+        sizes.update({name: value for name, value in fixed.items() if name != big.dims[0]})
         inner = math.prod(sizes[d] for d in big.dims[1:])
         sizes[big.dims[0]] = -(-INT32_LIMIT // inner) + ROWS_PAST
         return sizes, None, problems
@@ -156,5 +191,5 @@ def recipe_sizes(recipe: str, target: Target) -> tuple[dict[str, int], dict[str,
                     sizes[dim] = sizes[dim] or DEFAULT_DIM
         return sizes, None, problems
     if recipe == "bf16-through-fp16-pointer":
-        return {name: 128 for name in names}, None, problems
+        return {**{name: 128 for name in names}, **fixed}, None, problems
     return sizes, None, problems
