@@ -98,3 +98,39 @@ def test_a_call_it_cannot_read_makes_the_answer_incomplete():
             return x.float() if n > 3 else x
     """, "make")
     assert set(found.known) == {"float32"} and not found.complete
+
+
+def test_an_attribute_takes_what_the_class_assigns_it():
+    found = _returned("""
+        import torch
+        class Workspace:
+            def __init__(self, n):
+                self.partial_sums = torch.zeros(n, dtype=torch.float32)
+            def sums(self):
+                return self.partial_sums
+    """, "sums")
+    assert found.complete and set(found.known) == {"float32"}
+
+
+def test_a_module_parameter_is_unknown_whatever_init_made():
+    """``model.half()`` converts parameters after ``__init__``."""
+    found = _returned("""
+        import torch
+        class Norm(torch.nn.Module):
+            def __init__(self, hidden):
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.ones(hidden, dtype=torch.float32))
+            def weight_of(self):
+                return self.weight
+    """, "weight_of")
+    assert found.unknown
+
+
+def test_an_attribute_no_method_assigns_is_unknown():
+    found = _returned("""
+        import torch
+        class Norm(torch.nn.Module):
+            def weight_of(self):
+                return self.weight
+    """, "weight_of")
+    assert found.unknown

@@ -104,6 +104,8 @@ class _Follow:
         if isinstance(expr, ast.Name):
             return self._name(ctx, expr, frames)
         if isinstance(expr, ast.Attribute):
+            if isinstance(expr.value, ast.Name) and expr.value.id == "self":
+                return self._instance_attribute(ctx, expr, frames)
             return self.of(ctx, expr.value, frames) if expr.attr in _KEEPING_METHODS else _unknown()
         if isinstance(expr, ast.Subscript):
             return self.of(ctx, expr.value, frames)
@@ -157,6 +159,27 @@ class _Follow:
             passed, is_default = _passed(function, parameter, site.node, site.shift)
             found.add(evaluate(ctx if is_default else site.ctx, passed, frames - 1)
                       if passed is not None else _unknown())
+        return found
+
+    def _instance_attribute(self, ctx: "FileContext", attribute: ast.Attribute, frames: int) -> DTypes:
+        """``self.w``: what the methods of the enclosing class assign to ``self.w`` (a buffer made
+        in ``__init__``). Only for a class with no base class: an ``nn.Module``'s parameters and
+        buffers change dtype with ``model.to(...)``/``.half()``, so what ``__init__`` made says
+        nothing there. Assignments from outside the class are not seen."""
+        owner = next((a for a in ctx.ancestors(attribute) if isinstance(a, ast.ClassDef)), None)
+        if owner is None or any(not (isinstance(b, ast.Name) and b.id == "object") for b in owner.bases):
+            return _unknown()
+        values = [
+            node.value for node in ast.walk(owner)
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+            and any(isinstance(t, ast.Attribute) and t.attr == attribute.attr and isinstance(t.value, ast.Name)
+                    and t.value.id == "self" for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+        ]
+        if not values:
+            return _unknown()
+        found = DTypes()
+        for value in values:
+            found.add(self.of(ctx, value, frames))
         return found
 
     def _dtype_argument(self, ctx: "FileContext", expr: ast.expr | None, frames: int) -> DTypes:
