@@ -13,6 +13,8 @@ from kernelint.model.project import shapes
 from kernelint.rules import Report, Rule
 
 _CLAMPS = frozenset({triton.TL + "minimum", triton.WHERE})
+#: Modules whose functions are not the project's helpers.
+_LIBRARIES = ("torch.", "triton.", "math.", "numpy.", "builtins.", "functools.", "os.")
 
 
 class UnmaskedPaddedBlock(Rule):
@@ -151,11 +153,24 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
         at the launch or returned by a host helper (``get_block_size(n)``); through ``max``
         (``max(16, next_power_of_2(n))``), not through ``min``."""
         found = UnmaskedPaddedBlock._rounded_in_place(ctx, value)
-        if found is not None:
+        if found is not None or not UnmaskedPaddedBlock._calls_a_helper(ctx, value):
             return found
         size = shapes.size_of(ctx.project, ctx, value)
         rounded = shapes.rounded_up(size) if size is not None else None
         return ast.Name(id=shapes.render(rounded)) if rounded is not None else None
+
+    @staticmethod
+    def _calls_a_helper(ctx, value):
+        """``value`` is computed by a host function of the project (``block_size(n)``): only then
+        is it worth following into the helper."""
+        def match(node):
+            if not isinstance(node, ast.Call):
+                return False
+            if ctx.local_functions_called(node):
+                return True
+            name = ctx.call_name(node)
+            return name is not None and not name.startswith(_LIBRARIES) and "." in name
+        return dataflow.reaches(ctx, value, match) is not None
 
     @staticmethod
     def _rounded_in_place(ctx, value):
