@@ -79,3 +79,18 @@ def test_an_unrelated_edit_keeps_the_cached_entry(project, monkeypatch):
     _edit(project / "notes.py", "x = 2\n")
     assert _codes([kernels]) == []
     assert checked == []
+
+
+def test_a_module_joining_the_scope_refreshes_the_facts_a_cached_finding_shows(project):
+    """KL106 names the modules it searched; a new importer (without an allocator) keeps the
+    finding but changes that fact, so the cached text must not be served."""
+    kernels = project / "pkg" / "kernels.py"
+
+    def searched():
+        findings = runner.check_groups({Settings(select=("KL106",)): [str(kernels)]}, jobs=1)
+        return [fact.text for f in findings for fact in f.facts if "searched" in fact.text]
+
+    before = searched()
+    (project / "bench.py").write_text(WITHOUT_ALLOCATOR)
+    after = searched()
+    assert "`bench`" not in before[0] and "`bench`" in after[0]

@@ -100,7 +100,15 @@ code is unmeasured.
                                f"with 'no allocator was set' (this code targets {target.describe()})",
                          facts=(Because(f"`{ctx.call_name(call)}` in `{kernel.name}` needs a global scratch "
                                         "allocation at launch", call),
-                                Because("searched for `triton.set_allocator`: this file, every module that "
-                                        "imports it (directly or through others), what those import, and their "
-                                        "packages' __init__ (the program model's allocator scope); none calls it"),
+                                Because(_searched(ctx.project.allocator_scope())),
                                 Because(f"target: {target.describe()}")))
+
+
+def _searched(modules: list[str]) -> str:
+    """The fact that says where ``set_allocator`` was looked for."""
+    if not modules:
+        return "searched for `triton.set_allocator`: this file only (it belongs to no project); not called"
+    shown = ", ".join(f"`{m}`" for m in modules[:6])
+    more = f" and {len(modules) - 6} more" if len(modules) > 6 else ""
+    return (f"searched for `triton.set_allocator` in the {len(modules)} modules that run with this file "
+            f"(it, its importers, what they import, their packages' __init__): {shown}{more}; none calls it")

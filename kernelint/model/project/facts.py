@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelint.model.project.index import index_of, runs_with_allocator
+from kernelint.model.project.index import index_of, runs_with_allocator, scope_names
 from kernelint.model.project.modules import file_digest
 
 
@@ -20,6 +20,10 @@ def current(key: str) -> str | None:
         return file_digest(Path(rest))
     if kind == "allocator":
         return "1" if runs_with_allocator(Path(rest)) else "0"
+    if kind == "scope":
+        from kernelint.model.project.view import _digest
+
+        return _digest(scope_names(Path(rest)))
     if kind == "importers":
         root, _, module = rest.partition("|")
         if not root or not module:

@@ -267,6 +267,15 @@ def index_of(root: Path) -> _Index:
     return index
 
 
+def scope_names(path: str | os.PathLike) -> list[str]:
+    """The dotted names of the modules that run whenever the file at ``path`` does (sorted;
+    empty when the file belongs to no project)."""
+    root = project_root(path)
+    if root is None:
+        return []
+    return sorted(module.name for module in index_of(root).scope(Path(path).resolve()))
+
+
 def runs_with_allocator(path: str | os.PathLike) -> bool:
     """Some module that runs whenever the file at ``path`` does calls ``set_allocator``; False
     when none does or the file belongs to no project (then only the file itself counts)."""

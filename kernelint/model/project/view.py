@@ -11,7 +11,8 @@ Fact keys:
 - ``file:<path>``: the bytes of another module this file's answer read;
 - ``importers:<root>|<module>``: which modules import ``module`` (a new importer can launch the
   kernel, so the list itself is a dependency, missing entries included);
-- ``allocator:<path>``: whether some module that runs with the file calls ``set_allocator``.
+- ``allocator:<path>``: whether some module that runs with the file calls ``set_allocator``;
+- ``scope:<path>``: which modules run with the file (a hash of their names).
 
 Unknown stays unknown: when the file belongs to no project, or a module cannot be read, the
 answers are only what the file itself shows.
@@ -19,6 +20,7 @@ answers are only what the file itself shows.
 from __future__ import annotations
 
 import ast
+import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -28,7 +30,7 @@ from kernelint.model.dsl import cutile
 from kernelint.model.kernels import Kernel
 from kernelint.model.launch import Launch
 from kernelint.model.project import modules as _modules
-from kernelint.model.project.index import index_of, project_root, runs_with_allocator
+from kernelint.model.project.index import index_of, project_root, runs_with_allocator, scope_names
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -36,6 +38,10 @@ if TYPE_CHECKING:
 #: Modules searched for the launches or callers of one definition.
 _MAX_CANDIDATES = 48
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _digest(names: list[str]) -> str:
+    return hashlib.blake2b("\n".join(names).encode(), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,15 @@ class ProjectView:
         answer = runs_with_allocator(self._path)
         self._record(f"allocator:{self._path}", "1" if answer else "0")
         return answer
+
+    def allocator_scope(self) -> list[str]:
+        """The modules ``runs_with_allocator`` searched, for a finding to name (recorded: a module
+        joining or leaving the scope changes the finding's text)."""
+        if self._path is None:
+            return []
+        names = scope_names(self._path)
+        self._record(f"scope:{self._path}", _digest(names))
+        return names
 
     def _importers(self, module: str) -> list[str]:
         if self._index is None:
