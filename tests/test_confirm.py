@@ -88,6 +88,23 @@ def test_sizes_take_the_branch_that_reaches_the_flagged_launch():
     assert sizes["n_cols"] > 1024 and sizes["n_rows"] * sizes["n_cols"] > 2**31
 
 
+def test_a_list_of_tensors_the_entry_indexes_is_built_as_a_list():
+    # A = group[i]; M, K = A.shape: `group` is a list of (M, K) tensors
+    target, harness, spec = _harness("grouped.py", 10, "KL120")
+    assert (target.params[0].kind, target.params[0].dims) == ("tensor-list", ("M", "K"))
+    assert harness.problems == [] and "for _ in range(4)" in harness.source
+
+
+def test_an_int32_table_finding_is_followed_to_the_launch_that_receives_the_table():
+    # KL102 flags the host table (torch.tensor(..., dtype=torch.int32)); the kernel is the one it is
+    # passed to, in another module. Here the entry's tensors are a list read only through a
+    # comprehension: the input cannot be built, and the command says why.
+    project = Path(__file__).parent / "projects" / "KL102_wrapper_imports_the_kernel" / "pkg"
+    target = locate(project / "grouped.py", 8, "KL102")
+    assert target.kernel == "grouped_copy_kernel" and target.entry == "grouped_copy"
+    assert generate(target).problems
+
+
 def test_padded_load_harness_uses_lengths_that_are_not_multiples_of_the_block():
     _, harness, spec = _harness("padded.py", 12, "KL120")
     assert harness.recipe == "length-not-multiple-of-block" and harness.problems == []

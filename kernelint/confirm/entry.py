@@ -116,6 +116,12 @@ def _encloses(node: ast.AST, line: int) -> bool:
 
 def locate(path: Path, line: int, code: str | None) -> Target:
     finding = find_finding(path, line, code)
+    from kernelint.confirm.recipes import Recipe, recipe_for
+
+    declared = recipe_for(finding.code)
+    if not isinstance(declared, Recipe):
+        why = getattr(declared, "why", "the rule declares no recipe")
+        raise LocateError(f"cannot build input: {finding.code} has no confirm recipe: {why}")
     ctx = _context(path)
     kernel, kernel_ctx, launch_here = None, ctx, None
     for candidate in ctx.kernels:
@@ -130,7 +136,7 @@ def locate(path: Path, line: int, code: str | None) -> Target:
                 if found:
                     kernel, kernel_ctx = found
     if kernel is None:
-        launch_here = _launch_with_grid_at(ctx, finding.line)
+        launch_here = _launch_receiving_value_at(ctx, finding) or _launch_with_grid_at(ctx, finding.line)
         if launch_here is not None:
             found = launch_here.kernel and (launch_here.kernel, launch_here.kernel_ctx or ctx)
             found = found or ctx.project.kernel_for(launch_here.kernel_expr)
@@ -176,6 +182,17 @@ def _grid_value(ctx: FileContext, launch) -> ast.AST | None:
         if len(bound) == 1:
             return bound[0].node.value
     return grid
+
+
+def _launch_receiving_value_at(ctx: FileContext, finding):
+    """The launch that receives the host value the finding is at (KL102: the int32 table
+    ``torch.tensor(g_lds, dtype=torch.int32)``, passed to the kernel through a name)."""
+    for node in ctx.nodes(ast.Call):
+        if node.lineno == finding.line and node.col_offset + 1 == finding.column:
+            launch, _ = ctx.launch_receiving(node, imported=True)
+            if launch is not None:
+                return launch
+    return None
 
 
 def _launch_with_grid_at(ctx: FileContext, line: int):
@@ -245,6 +262,8 @@ class _Facts:
     assignments: list[tuple[str, str]] = field(default_factory=list)
     ints: set[str] = field(default_factory=set)
     flattened: set[str] = field(default_factory=set)
+    #: list -> the name its elements are read into (``A = group_A[i]``).
+    element_of: dict[str, str] = field(default_factory=dict)
     #: x -> y for ``y = x.view(-1, ...)``: y's unpacked names name x's rows and columns.
     flattened_into: dict[str, str] = field(default_factory=dict)
     #: ``assert x.dtype in [...]``: the dtypes the entry accepts for x.
@@ -308,6 +327,10 @@ def _body_facts(function) -> _Facts:
                     indexed = _dim_index(element)
                     if indexed:
                         facts.indexed.setdefault(indexed[0], {})[indexed[1]] = name
+            elif isinstance(target, ast.Name) and isinstance(value, ast.Subscript) \
+                    and isinstance(value.value, ast.Name) and not isinstance(value.slice, ast.Constant):
+                # A = group_A[i]: A is an element of the list group_A
+                facts.element_of.setdefault(value.value.id, target.id)
             elif isinstance(target, ast.Name):
                 if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                         and value.func.attr in ("view", "reshape") and isinstance(value.func.value, ast.Name):
@@ -367,6 +390,10 @@ def _param(arg: ast.arg, defaults: dict, facts: _Facts) -> Param:
         return Param(name, "default")
     if name in facts.none_tested:
         return Param(name, "none")
+    element = facts.element_of.get(name)
+    if element is not None and element in facts.dims:
+        dims = tuple(d or f"{element}.d{i}" for i, d in enumerate(facts.dims[element]))
+        return Param(name, "tensor-list", dims)
     shape_of = facts.same_shape.get(name, name) if name not in facts.dims else name
     if shape_of in facts.dims:
         dims = tuple(d or f"{shape_of}.d{i}" for i, d in enumerate(facts.dims[shape_of]))

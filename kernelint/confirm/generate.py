@@ -14,6 +14,8 @@ from kernelint.confirm.sizes import ASSUMED_INT, recipe_sizes
 
 _ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int32": 4, "int64": 8, "int8": 1,
              "uint8": 1, "bool": 1}
+#: Elements of a list of tensors the entry takes (tritonbench's grouped GEMM: 4 groups).
+LIST_LENGTH = 4
 _SET = re.compile(r"^(?P<name>\w+)=(?P<value>.+)$")
 
 
@@ -84,21 +86,28 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
         if param.kind != "default":
             break
         trailing_defaults += 1
+    # One element is enough to pass 2^31 (and four of them would not fit); the other recipes want several.
+    list_length = 1 if recipe.name == "elements-past-int32" else LIST_LENGTH
     for index, param in enumerate(target.params):
         if param.kind == "default":
             if target.positional and index < len(target.params) - trailing_defaults:
                 problems.append(f"`{target.entry}` takes arguments by position and `{param.name}` has a default "
                                 "before a required parameter: --set it")
             continue
-        if param.kind == "tensor" and param.dims is not None:
+        if param.kind in ("tensor", "tensor-list") and param.dims is not None:
             dtype = _dtype(param, recipe.name)
             shape = "(" + "".join(_dim_text(d) + ", " for d in param.dims) + ")"
-            note = f"  # shape as the call at {param.source} passes it" if param.source else ""
-            lines_inputs.append(f"        {param.name!r}: make({shape}, {dtype!r}),{note}")
+            if param.kind == "tensor-list":
+                lines_inputs.append(f"        {param.name!r}: [make({shape}, {dtype!r}) for _ in range({list_length})],"
+                                    "  # a list: the entry reads its elements by index")
+                assumptions.append(f"`{param.name}` is a list of {list_length} tensor(s)")
+            else:
+                note = f"  # shape as the call at {param.source} passes it" if param.source else ""
+                lines_inputs.append(f"        {param.name!r}: make({shape}, {dtype!r}),{note}")
             numel = 1
             for dim in param.dims:
                 numel *= sizes.get(dim, 1)
-            estimated += numel * _ITEMSIZE.get(dtype, 4)
+            estimated += numel * _ITEMSIZE.get(dtype, 4) * (list_length if param.kind == "tensor-list" else 1)
         elif param.kind == "tensor":
             why = f"the rank of `{param.name}` is not read from the source; --set {param.name}=shape:(...)"
             lines_inputs.append(f"        {param.name!r}: cannot_build({why!r}),")
@@ -119,6 +128,8 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
             assumptions.append(f"`{param.name}` = 1e-5")
         else:
             why = f"the type of `{param.name}` is not read from the source; --set {param.name}=VALUE"
+            if not any(f"`{param.name}`" in p for p in problems):
+                problems.append(f"parameter `{param.name}` of `{target.entry}`: {why}")
             lines_inputs.append(f"        {param.name!r}: cannot_build({why!r}),")
     # Outputs and temporaries: room for the inputs three times over.
     estimated *= 3

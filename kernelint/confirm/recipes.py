@@ -69,8 +69,7 @@ _NOT_YET = "no recipe written yet"
 
 DECLARED: dict[str, str | NoRecipe] = {
     "KL101": "bf16-through-fp16-pointer",
-    "KL102": NoRecipe("a stride table stored as int32 needs a tensor past 2^31 elements passed through a "
-                      "table the wrapper builds; the table's layout is project-specific (" + _NOT_YET + ")"),
+    "KL102": "elements-past-int32",
     "KL103": "elements-past-int32",
     "KL105": NoRecipe("the tanh form differs from erf by about 5e-4 on every input: it needs a torch "
                       "reference of the exact function, which the recipe cannot name (" + _NOT_YET + ")"),

@@ -62,7 +62,7 @@ def symbols(target: Target) -> list[str]:
 
 
 def tensors(target: Target) -> list[Param]:
-    return [p for p in target.params if p.kind == "tensor" and p.dims is not None]
+    return [p for p in target.params if p.kind in ("tensor", "tensor-list") and p.dims is not None]
 
 
 def namespace(target: Target, sizes: dict[str, int]) -> dict[str, int]:
