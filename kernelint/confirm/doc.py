@@ -26,13 +26,15 @@ What it does:
    entry elsewhere in the project (often a test: `A_log = torch.randn(H)`) the shape of a tensor
    the entry only passes on, or a number it leaves open (`eps`, forwarded from a caller's
    `eps=1e-6` default); a kernel whose `@triton.heuristics` test an argument against None takes
-   None there. `assert q.dtype in [torch.float16, torch.bfloat16]` picks the dtype. Nothing is
-   imported to find this.
+   None there. `assert q.dtype in [torch.float16, torch.bfloat16]` picks the dtype; `A = group[i]`
+   makes `group` a list of such tensors; `if n_cols <= 8192: ... else: <launch>` makes the sizes
+   take the branch that reaches the flagged launch. A finding at a host value (KL102's int32
+   table) is followed to the launch that receives it. Nothing is imported to find this.
 2. **Builds the triggering input from the rule's recipe** (`kernelint/confirm/recipes.py`; every
    crash and numerics rule names its recipe or says why it has none):
    - `grid-axis-65536` (KL126): the flagged grid axis at 65,536 programs, evaluated from the launch's
      grid expression, and a control at 65,535; confirmed when the control runs and the launch fails.
-   - `elements-past-int32` (KL103): the tensor the flagged product addresses grown past 2^31
+   - `elements-past-int32` (KL103, KL102): the tensor the flagged product addresses grown past 2^31
      elements (rows of 4,096); confirmed when it fails with an illegal address or its last rows
      differ from the fixed copy's. The harness checks free device memory before it allocates and
      refuses ("cannot build input: needs 12.0 GiB, ... free") when it is short.
