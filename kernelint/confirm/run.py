@@ -86,6 +86,7 @@ def confirm(harness: Path, spec: dict, out: Path, watchdog_s: float, setup_s: fl
         "finding": spec["finding"], "recipe": spec["recipe"], "entry": spec["entry"], "kernel": spec["kernel"],
         "fix": spec["fix"], "sizes": spec["sizes"], "control_sizes": spec["control_sizes"],
         "assumptions": spec["assumptions"], **verdict, "runs": runs, "watchdog_s": watchdog_s,
+        "environment": next((r["environment"] for r in runs.values() if r.get("environment")), {}),
         "interpret": interpret, "python": platform.python_version(), "machine": platform.node(),
         "harness": str(harness), "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "wall_s": round(time.monotonic() - began, 1),

@@ -186,12 +186,27 @@ def _saved(torch, tensors: list, recipe: str) -> list:
     return out
 
 
+def _environment(torch, device: str) -> dict:
+    """The machine a run used, for the record (as prove's records name theirs)."""
+    import importlib.metadata as metadata
+
+    env = {"device": device, "torch": torch.__version__, "interpret": bool(os.environ.get("TRITON_INTERPRET"))}
+    try:
+        env["triton"] = metadata.version("triton")
+    except metadata.PackageNotFoundError:
+        env["triton"] = None
+    if device == "cuda":
+        env["gpu"] = torch.cuda.get_device_name()
+    return env
+
+
 def run(spec: dict, inputs, call, variant: str, out: Path, channel) -> dict:
-    phase = "setup"
+    phase, environment = "setup", {}
     try:
         import torch
 
         device = "cuda" if torch.cuda.is_available() and not os.environ.get("TRITON_INTERPRET") else "cpu"
+        environment = _environment(torch, device)
         recipe = spec["recipe"]
         if spec["problems"]:
             raise CannotBuild("; ".join(spec["problems"]))
@@ -223,12 +238,13 @@ def run(spec: dict, inputs, call, variant: str, out: Path, channel) -> dict:
                              for b, n in guards]
                 saved["guards_intact"] = all(poison_ok)
             torch.save(saved, out / f"{variant}.pt")
-        record = {"status": "ok", "device": device, "torch": torch.__version__}
+        record = {"status": "ok"}
     except CannotBuild as error:
         record = {"status": "cannot-build", "why": str(error)}
     except BaseException as error:  # noqa: BLE001 - the defect may be the exception itself
         record = {"status": "error", "phase": phase, "error_type": type(error).__name__,
                   "error_message": str(error)[:2000], "traceback_tail": traceback.format_exc()[-3000:]}
+    record["environment"] = environment
     _emit(channel, RESULT, {"case": variant, **record})
     return record
 
