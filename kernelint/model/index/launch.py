@@ -34,9 +34,10 @@ class Bound:
 
     site: "Site"
     symbols: Symbols
-    #: kernel symbol -> host polynomial (parameters, and program ids' grid sizes as ``npid<a>``).
-    substitution: dict[str, Poly]
-    tensors: dict[str, shapes.Tensor]
+    #: kernel symbol -> host polynomial (parameters, and program ids' grid sizes as ``npid<a>``),
+    #: read on first use.
+    substitution: "_Arguments"
+    tensors: "_Tensors"
     grid: tuple[Poly | None, ...]
 
     def host(self, poly: Poly) -> Poly:
@@ -67,27 +68,91 @@ def bind(index: KernelIndex, site: "Site") -> Bound:
     return cache[key]
 
 
+class _Arguments:
+    """What a launch passes for each kernel parameter, read on first use (following a host value
+    into the wrapper's callers is the costly step, and most parameters are never asked about):
+    ``get(PARAM + name)``/``get(CONST + name)`` is the host size, ``tensor(name)`` the tensor."""
+
+    def __init__(self, index: KernelIndex, site: "Site"):
+        self.ctx = site.ctx
+        self.view = site.ctx.project
+        self.passed = site.launch.bound_arguments()
+        self.defaults = index.kernel.defaults()
+        self.sizes: dict[str, Poly | None] = {}
+        self.tensors: dict[str, shapes.Tensor | None] = {}
+        self.fixed: dict[str, Poly] = {}
+
+    def __bool__(self) -> bool:
+        return True
+
+    def _read(self, name: str) -> None:
+        if name in self.sizes:
+            return
+        expr = self.passed.get(name)
+        tensor = shapes.tensor_of(self.view, self.ctx, expr) if expr is not None else None
+        self.tensors[name] = tensor
+        size = None
+        if tensor is None and expr is not None:
+            size = shapes.size_of(self.view, self.ctx, expr)
+        elif expr is None and name in self.defaults:
+            value = self.ctx.resolve_int(self.defaults[name]) if self.defaults[name] is not None else None
+            size = sx.const(value) if value is not None else None
+        self.sizes[name] = size
+
+    def get(self, key: str, default=None):
+        if key in self.fixed:
+            return self.fixed[key]
+        for prefix in (PARAM, CONST):
+            if key.startswith(prefix):
+                self._read(key[len(prefix):])
+                found = self.sizes[key[len(prefix):]]
+                return found if found is not None else default
+        return default
+
+    def __setitem__(self, key: str, value: Poly) -> None:
+        self.fixed[key] = value
+
+    def __getitem__(self, key: str) -> Poly:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def keys(self):
+        return {PARAM + n for n in self.passed} | {CONST + n for n in self.passed} | set(self.fixed)
+
+    def tensor(self, name: str) -> shapes.Tensor | None:
+        self._read(name)
+        return self.tensors.get(name)
+
+
+class _Tensors:
+    """``bound.tensors.get(name)``: the host tensor passed for a pointer parameter, on first use."""
+
+    def __init__(self, arguments: _Arguments):
+        self.arguments = arguments
+
+    def get(self, name: str, default=None):
+        found = self.arguments.tensor(name)
+        return found if found is not None else default
+
+    def __contains__(self, name: str) -> bool:
+        return self.arguments.tensor(name) is not None
+
+    def __getitem__(self, name: str) -> shapes.Tensor:
+        found = self.arguments.tensor(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+
 def _bind(index: KernelIndex, site: "Site") -> Bound:
     ctx = site.ctx
     launch = site.launch
-    view = site.ctx.project
-    substitution: dict[str, Poly] = {}
-    tensors: dict[str, shapes.Tensor] = {}
-    for name, expr in launch.bound_arguments().items():
-        tensor = shapes.tensor_of(view, ctx, expr)
-        if tensor is not None:
-            tensors[name] = tensor
-            continue
-        size = shapes.size_of(view, ctx, expr)
-        if size is not None:
-            substitution[PARAM + name] = size
-            substitution[CONST + name] = size
-    for name, expr in index.kernel.defaults().items():
-        if PARAM + name not in substitution:
-            value = ctx.resolve_int(expr) if expr is not None else None
-            if value is not None:
-                substitution.setdefault(CONST + name, sx.const(value))
-                substitution.setdefault(PARAM + name, sx.const(value))
+    substitution = _Arguments(index, site)
     alternatives = grid_axes(ctx, launch)
     grid = tuple(a.size for a in alternatives[0]) if len(alternatives) == 1 else ()
     meta = _meta_values(grid, substitution)
@@ -101,7 +166,7 @@ def _bind(index: KernelIndex, site: "Site") -> Bound:
             continue
         substitution[f"npid{axis}"] = size
         symbols.set(name, Range(lo=sx.ZERO, hi=size - 1, num_lo=0, label=name))
-    return Bound(site, symbols, substitution, tensors, grid)
+    return Bound(site, symbols, substitution, _Tensors(substitution), grid)
 
 
 def _host_range(rng: Range, substitution: dict[str, Poly], kernel_symbols: Symbols) -> Range:
