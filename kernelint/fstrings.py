@@ -1,10 +1,13 @@
-"""Whether the f-strings on one line are well formed under Python 3.12's grammar (PEP 701).
+"""Python 3.12's f-strings (PEP 701) read with the standard library of an older Python.
 
 Python 3.11's parser rejects valid 3.12 f-strings (``f"{", ".join(names)}"``: the quote reused
 inside the braces, backslashes, comments) with the same messages it gives a broken f-string
 (``f"{x"``). kernelint reports the first as valid code it cannot read (at info) and the second
 as a syntax error; this scanner tells them apart by reading the line as 3.12 would: replacement
-fields nest to any depth and may hold strings with any quote.
+fields nest to any depth and may hold strings with any quote. ``blanked`` goes further: it
+replaces every f-string of a file by a plain string literal of the same shape (same lines, same
+columns), so the rest of the file can be parsed and analysed; only what the f-strings hold is
+not seen.
 """
 from __future__ import annotations
 
@@ -46,8 +49,8 @@ def _string_end(text: str, i: int, quote: str, raw: bool, formatted: bool):
         if text.startswith(quote, i):
             return i + len(quote)
         char = text[i]
-        if char == "\\" and not raw:
-            i += 2
+        if char == "\\" and (not raw or text[i + 1:i + 2] in (quote[0], "\\")):
+            i += 2  # an escape; in a raw string a backslash still keeps the quote after it
             continue
         if formatted and char == "{":
             if text.startswith("{{", i):
@@ -104,3 +107,35 @@ def _prefix_start(text: str, i: int) -> int:
     if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
         return i  # the letters end a name (``x"``), not a prefix
     return start
+
+
+def blanked(source: str) -> str | None:
+    """``source`` with each f-string written as a plain string of spaces (newlines kept, so every
+    other token keeps its line and column); None when a string cannot be read to its end."""
+    out: list[str] = []
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "#":
+            end = source.find("\n", i)
+            end = len(source) if end < 0 else end
+            out.append(source[i:end])
+            i = end
+            continue
+        match = _PREFIXED_QUOTE.match(source, i) if char in "'\"rRbBuUfF" else None
+        if match is None or (i > 0 and (source[i - 1].isalnum() or source[i - 1] == "_")):
+            out.append(char)
+            i += 1
+            continue
+        prefix, quote = match.group(1), match.group(2)
+        formatted = "f" in prefix.lower()
+        end = _string_end(source, match.end(), quote, "r" in prefix.lower(), formatted)
+        if end is None or end == _UNFINISHED:
+            return None
+        if formatted:
+            body = source[match.end():end - len(quote)]
+            out.append(" " * len(prefix) + quote + "".join(c if c == "\n" else " " for c in body) + quote)
+        else:
+            out.append(source[i:end])
+        i = end
+    return "".join(out)

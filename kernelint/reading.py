@@ -103,9 +103,14 @@ def parse(source: str, path: str) -> ast.Module:
             warnings.simplefilter("ignore")
             return ast.parse(source, filename=path)
     except SyntaxError as error:
+        newer = _newer_syntax(error)
+        if newer is not None and newer[1] == 701:
+            tree = _parse_with_fstrings_blanked(source, path)
+            if tree is not None:
+                return tree
         line = error.lineno or 1
         column = max(error.offset or 1, 1)
-        raise ParseFailure(syntax_message(error), line, column, newer=_newer_syntax(error) is not None) from None
+        raise ParseFailure(syntax_message(error), line, column, newer=newer is not None) from None
     except ValueError as error:  # e.g. NUL bytes on some Python versions
         raise ParseFailure(f"file does not parse: {error}") from None
     except RecursionError:
@@ -116,6 +121,26 @@ def parse(source: str, path: str) -> ast.Module:
         if len(source) < 1024 * 1024:  # CPython raises a bare MemoryError when its stack overflows
             raise ParseFailure("file does not parse: nested too deeply for Python's parser") from None
         raise ParseFailure("file not checked: out of memory while parsing", syntax=False) from None
+
+
+def _parse_with_fstrings_blanked(source: str, path: str) -> ast.Module | None:
+    """The tree of ``source`` with its PEP 701 f-strings read as plain strings of the same shape
+    (``kernelint.fstrings.blanked``): the file is analysed, all but what the f-strings hold.
+    None when that does not parse either for newer syntax; ParseFailure when what is left has a
+    syntax error of its own (an error in every Python, at its own line)."""
+    text = fstrings.blanked(source)
+    if text is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=path)
+    except SyntaxError as error:
+        if _newer_syntax(error) is not None:
+            return None
+        raise ParseFailure(syntax_message(error), error.lineno or 1, max(error.offset or 1, 1)) from None
+    except (ValueError, RecursionError, MemoryError):
+        return None
 
 
 #: Syntax a newer Python accepts that the running one rejects: (version needed, PEP, what,

@@ -174,18 +174,36 @@ def test_ctrl_c_says_so(tmp_path):
 # --- syntax of a newer Python ---------------------------------------------------------------------
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="the running Python parses PEP 701 f-strings")
-def test_a_valid_python_3_12_file_is_not_analysed_at_info_never_an_error(tmp_path):
-    write(tmp_path, {"k.py": 'import triton\n\nnames = ["a", "b"]\nmsg = f"{", ".join(names)}"\n'})
-    result = kernelint(tmp_path, "check", "--no-cache", "--format", "json", "k.py")
-    [finding] = json.loads(result.stdout)
-    assert (finding["code"], finding["severity"], finding["line"]) == ("KL001", "info", 4)
-    assert finding["message"].startswith("file not analysed: f-strings")
-    assert "need Python 3.12 or newer (PEP 701)" in finding["message"]
-    assert f"kernelint runs on Python {sys.version_info[0]}.{sys.version_info[1]}" in finding["message"]
-    assert kernelint(tmp_path, "check", "--no-cache", "--fail-on", "warning", "k.py").returncode == 0
-    broken = write(tmp_path, {"b.py": 'import triton\n\nmsg = f"{x"\n'})  # broken in every Python
-    [plain] = json.loads(kernelint(broken, "check", "--no-cache", "--format", "json", "b.py").stdout)
-    assert (plain["code"], plain["severity"]) == ("KL001", "error")
+def test_a_valid_python_3_12_file_is_analysed_or_said_not_analysed_at_info_never_an_error(tmp_path):
+    write(tmp_path, {
+        # PEP 701 f-strings: read as plain strings of the same shape, the rest analysed
+        "fstrings.py": 'import triton\n\nnames = ["a", "b"]\nmsg = f"{", ".join(names)}"\nx = 1  # noqa: KL001\n',
+        # PEP 695 type parameters: not analysed, said at info with the version needed
+        "generic.py": "import triton\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n",
+        # broken in every Python: an error, at its own line, f-strings or not
+        "broken.py": 'import triton\n\nmsg = f"{x"\n',
+        "broken_elsewhere.py": 'import triton\n\nmsg = f"{", ".join(n)}"\ndef f(:\n    pass\n',
+    })
+    found = json.loads(kernelint(tmp_path, "check", "--no-cache", "--format", "json", ".").stdout)
+    by_file = {name: [(f["line"], f["code"], f["severity"]) for f in found if f["path"] == name]
+               for name in ("fstrings.py", "generic.py", "broken.py", "broken_elsewhere.py")}
+    assert by_file == {"fstrings.py": [(5, "KL003", "warning")], "generic.py": [(3, "KL001", "info")],
+                       "broken.py": [(3, "KL001", "error")], "broken_elsewhere.py": [(4, "KL001", "error")]}
+    [generic] = [f["message"] for f in found if f["path"] == "generic.py"]
+    assert generic.startswith("file not analysed: type parameters need Python 3.12 or newer (PEP 695)")
+    assert f"kernelint runs on Python {sys.version_info[0]}.{sys.version_info[1]}" in generic
+    assert kernelint(tmp_path, "check", "--no-cache", "--fail-on", "warning", "generic.py").returncode == 0
+
+
+def test_blanked_f_strings_keep_every_other_token_in_place():
+    from kernelint.fstrings import blanked
+
+    source = 'x = f"{", ".join(n)}"  # f"{"\nr = r"\\"" + rf"{n!r}"\nt = """\nf"{x"\n"""\n'
+    text = blanked(source)
+    assert [len(line) for line in text.split("\n")] == [len(line) for line in source.split("\n")]
+    assert text.split("\n")[0] == 'x =  "' + " " * 14 + '"  # f"{"'  # the comment is left as it is
+    assert 't = """\nf"{x"\n"""' in text  # a plain string is left as it is
+    assert blanked('x = f"{a"\n') is None
 
 
 @pytest.mark.parametrize("line, broken", [

@@ -33,10 +33,13 @@ def kernel(x_ptr
 Fix the syntax error; the other rules then run on the file.
 
 ## Syntax of a newer Python
-kernelint parses with the `ast` module of the Python it runs on. A file that uses syntax only a
-newer Python accepts (PEP 695 type parameters and `type` aliases, PEP 701 f-strings that reuse
-their quote or hold backslashes, both Python 3.12; `except*`, 3.11; `except A, B:`, 3.14) is
-valid code that this kernelint cannot read: it is reported once, at **info**, as not analysed,
-with the Python version it needs. Run kernelint with that Python to check the file.
+kernelint parses with the `ast` module of the Python it runs on. Python 3.12's f-strings
+(PEP 701: the quote reused inside the braces, backslashes, comments) are read anyway under an
+older Python: each f-string is taken as a plain string of the same shape, so the rest of the
+file is analysed (only what the f-strings hold is not seen). A file that uses other syntax only
+a newer Python accepts (PEP 695 type parameters and `type` aliases, Python 3.12; `except*`,
+3.11; `except A, B:`, 3.14) is valid code that this kernelint cannot read: it is reported once,
+at **info**, as not analysed, with the Python version it needs. Run kernelint with that Python
+to check the file.
 """
 
