@@ -26,7 +26,7 @@ def _fix(read, ctx) -> Fix | None:
     spelling = local_name(ctx.tree, triton.CONSTEXPR)
     if not isinstance(target, ast.Name) or spelling is None:
         return None
-    value = ast.get_source_segment(ctx.source, binding.value) or ast.unparse(binding.value)
+    value = ctx.source_segment(binding.value) or ast.unparse(binding.value)
     text = f"{target.id} = {spelling}({value})"
     host_reads = [n for n in ctx.nodes(ast.Name) if n.id == target.id and isinstance(n.ctx, ast.Load)
                   and ctx.kernel_of(n, "triton") is None]

@@ -116,7 +116,7 @@ def _fix(ctx, node: ast.expr) -> Fix | None:
     if isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
         return None
     text = _elementwise(node)
-    segment = ast.get_source_segment(ctx.source, node) or ""
+    segment = ctx.source_segment(node) or ""
     if text is None or "#" in segment:  # a comment inside the expression would be lost
         return None
     return Fix("Use &, | and ~", (replace(node, text),), safe=_all_leaves_boolean_tensors(ctx, node))

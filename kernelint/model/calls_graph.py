@@ -103,7 +103,15 @@ def generated_elementwise(ctx: "FileContext", function: _FunctionNode) -> bool:
     writes no memory itself) wrapped by a decorator that is neither a kernel decorator of any
     DSL nor a plain Python one, written above the kernel decorator: a kernel generator (FlagGems'
     ``@pointwise_dynamic``) that calls it with loaded tensor elements. Launch wrappers around
-    ordinary kernels (which load and store through pointers) are not generators."""
+    ordinary kernels (which load and store through pointers) are not generators. Decided once
+    per function: every question about a helper's parameters asks it."""
+    answers = ctx.__dict__.setdefault("_generated_elementwise", {})
+    if id(function) not in answers:
+        answers[id(function)] = _generated_elementwise(ctx, function)
+    return answers[id(function)]
+
+
+def _generated_elementwise(ctx: "FileContext", function: _FunctionNode) -> bool:
     if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(function)):
         return False
     if any(ctx.call_name(n) in _MEMORY_CALLS for n in ast.walk(function) if isinstance(n, ast.Call)):

@@ -108,6 +108,23 @@ class FileContext:
             self._qualnames[key] = self.imports.qualname(expr)
         return self._qualnames[key]
 
+    def source_segment(self, node: ast.AST) -> str | None:
+        """The source text of ``node`` (as ``ast.get_source_segment``, which splits the whole
+        file again on every call: 8 ms a finding on large files). Lines are split once."""
+        end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return None
+        lines = self.__dict__.get("_source_lines")
+        if lines is None:
+            lines = self.__dict__["_source_lines"] = [line.encode("utf-8") for line in self.source.split("\n")]
+        first, last = node.lineno - 1, end_line - 1
+        if last >= len(lines):
+            return None
+        if first == last:
+            return lines[first][node.col_offset:end_col].decode("utf-8", errors="replace")
+        parts = [lines[first][node.col_offset:], *lines[first + 1:last], lines[last][:end_col]]
+        return b"\n".join(parts).decode("utf-8", errors="replace")
+
     def call_name(self, node: ast.AST) -> str | None:
         """Qualified name of the function a call calls (``tl.load(...)`` -> ``triton.language.load``)."""
         return self.qualname(node.func) if isinstance(node, ast.Call) else None

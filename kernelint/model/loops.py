@@ -212,11 +212,10 @@ def carried_sum(ctx: "FileContext", node: ast.AST, updates=accumulation_target) 
     loop = next((lp for lp in ctx.loops_of(node) if not picked & _own_variables(lp)), None)
     if loop is None:
         return None
-    inside = {id(n) for n in ast.walk(loop)}
     initial = []
     for definition in ctx.definitions(name, node):
         is_update = _updates_name(updates, definition.node, name)
-        if id(definition.node) in inside:
+        if any(a is loop for a in ctx.ancestors(definition.node)):
             if not is_update:
                 return None
         elif not is_update:

@@ -712,12 +712,24 @@ def _reads_data(expr: ast.AST) -> bool:
 
 def size_of(view: "ProjectView | None", ctx: "FileContext", expr: ast.expr) -> Poly | None:
     """The symbolic value of host integer ``expr`` (in the file of ``ctx``), or None."""
-    return _Follow(view).size(ctx, expr, _FRAMES)
+    return _remembered(view, "size", ctx, expr, lambda: _Follow(view).size(ctx, expr, _FRAMES))
 
 
 def tensor_of(view: "ProjectView | None", ctx: "FileContext", expr: ast.expr) -> Tensor | None:
     """The symbolic shape of host tensor ``expr``, or None when it cannot be read."""
-    return _Follow(view).tensor(ctx, expr, _FRAMES)
+    return _remembered(view, "tensor", ctx, expr, lambda: _Follow(view).tensor(ctx, expr, _FRAMES))
+
+
+def _remembered(view, kind: str, ctx, expr, compute):
+    """One answer per view, file and node: the rules of a file ask about the same launch
+    arguments and grid axes again and again (a FlagGems run spent a fifth of its time here)."""
+    if view is None:
+        return compute()
+    memo = view.__dict__.setdefault("_shape_answers", {})
+    key = (kind, id(ctx), id(expr))
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def is_last_dimension(name: str) -> bool:
