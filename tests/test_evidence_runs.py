@@ -34,6 +34,7 @@ RUNS_WITHOUT_LOG = {
     "2026-12-01-h200-KL206": "KL206 (perf); log not kept",
     "2026-12-01-h200-KL307-KL311-fair-race": "KL311 (perf, CuTe DSL); log not kept",
     "2026-12-01-h200-issue22-version-pairs": "KL131, KL132, KL133 (issue 22); log not committed with the run",
+    "2026-12-01-h200-issue20-bounds": "KL136, KL137 (issue 20); log not committed with the run",
 }
 
 

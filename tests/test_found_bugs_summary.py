@@ -2,6 +2,8 @@
 the tables give, a relabelled row changes the counts, and a row the counter cannot read fails."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import ROOT
@@ -35,9 +37,15 @@ stale text
 """
 
 
+def _counts(summary: str) -> tuple[int, int]:
+    real, latent = re.search(r"real (\d+) · latent (\d+)", summary).groups()
+    return int(real), int(latent)
+
+
 def test_the_committed_summary_is_what_the_tables_give():
     assert found_bugs.regenerate(PAGE) == PAGE
-    assert "real 7 · latent 22" in PAGE  # row 29 is latent: its wrong output needs non-finite bytes
+    row29 = next(line for line in PAGE.splitlines() if line.startswith("| 29 |"))
+    assert row29.rstrip(" |").split("| ")[-1].startswith("latent")  # its wrong output needs non-finite bytes
 
 
 def test_counts_of_a_small_page():
@@ -52,7 +60,8 @@ def test_a_relabelled_row_changes_the_committed_counts():
     row29 = next(line for line in PAGE.splitlines() if line.startswith("| 29 |"))
     relabelled = PAGE.replace(row29, row29.rsplit("| latent", 1)[0] + "| real |")
     assert found_bugs.regenerate(relabelled) != relabelled
-    assert "real 8 · latent 21" in found_bugs.summary(relabelled)
+    real, latent = _counts(found_bugs.summary(PAGE))
+    assert _counts(found_bugs.summary(relabelled)) == (real + 1, latent - 1)
 
 
 @pytest.mark.parametrize("change, message", [
