@@ -22,6 +22,16 @@ def canonical(qualname: str) -> str:
 BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
+def attribute_chain(expr: ast.AST) -> tuple[str, list[str]] | None:
+    """``a.b.c`` -> (``"a"``, ``["b", "c"]``): the name a chain of attributes starts from and the
+    attributes after it; None when ``expr`` is not such a chain."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    return (expr.id, parts[::-1]) if isinstance(expr, ast.Name) else None
+
+
 class ImportTable:
     """Local name -> fully qualified name, from every import statement in a file.
 
@@ -70,14 +80,11 @@ class ImportTable:
 
     def qualname(self, expr: ast.AST) -> str | None:
         """The canonical dotted name ``expr`` refers to, or None when it is not an imported name."""
-        parts: list[str] = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
+        chain = attribute_chain(expr)
+        if chain is None:
             return None
-        base = self._aliases.get(expr.id)
+        root, parts = chain
+        base = self._aliases.get(root)
         if base is None:
             return None
-        parts.append(base)
-        return canonical(".".join(reversed(parts)))
+        return canonical(".".join([base, *parts]))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kernelint.model.names import BLOCK_FIELDS as _BLOCK_FIELDS
+from kernelint.model.names import attribute_chain
 from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes
 
 if TYPE_CHECKING:
@@ -72,18 +73,16 @@ class Module:
     def absolute(self, expr: ast.AST) -> str | None:
         """The absolute dotted name ``expr`` (a name or attribute chain) refers to: an import
         alias expanded, or a top-level name of this module; None for anything else."""
-        parts: list[str] = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
+        chain = attribute_chain(expr)
+        if chain is None:
             return None
-        base = self.aliases.get(expr.id)
+        root, parts = chain
+        base = self.aliases.get(root)
         if base is None:
-            if expr.id not in self.top_level:
+            if root not in self.top_level:
                 return None
-            base = f"{self.name}.{expr.id}" if self.name else expr.id
-        return ".".join([base, *reversed(parts)])
+            base = f"{self.name}.{root}" if self.name else root
+        return ".".join([base, *parts])
 
 
 def absolute_aliases(tree: ast.Module, name: str, is_package: bool) -> dict[str, str]:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Iterator
 from kernelint.model.calls import signature_argument
 from kernelint.model.dsl import cutile
 from kernelint.model.kernels import Kernel
+from kernelint.model.names import attribute_chain
 from kernelint.model.launch import Launch
 from kernelint.model.project import modules as _modules
 from kernelint.model.project.index import index_of, project_root, runs_with_allocator, scope_names
@@ -151,18 +152,16 @@ class ProjectView:
         if self._own_aliases is None:
             is_package = self._path is not None and self._path.name == "__init__.py"
             self._own_aliases = _modules.absolute_aliases(self.ctx.tree, self.module_name, is_package)
-        parts: list[str] = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
+        chain = attribute_chain(expr)
+        if chain is None:
             return None
-        base = self._own_aliases.get(expr.id)
+        root, parts = chain
+        base = self._own_aliases.get(root)
         if base is None:
-            if not any(d.node in self.ctx.tree.body for d in self.ctx.definitions(expr.id, self.ctx.tree)):
+            if not any(d.node in self.ctx.tree.body for d in self.ctx.definitions(root, self.ctx.tree)):
                 return None
-            base = f"{self.module_name}.{expr.id}"
-        return ".".join([base, *reversed(parts)])
+            base = f"{self.module_name}.{root}"
+        return ".".join([base, *parts])
 
     def _defined_at(self, dotted: str) -> str:
         """Follow ``pkg.name`` through a package that re-exports it (``from .k import name``)."""
@@ -236,31 +235,31 @@ class ProjectView:
 
     # --- kernels and launches ----------------------------------------------------------------
 
-    def kernel_named(self, dotted: str) -> tuple[Kernel, "FileContext"] | None:
-        """The kernel an absolute name denotes, with the model of the file that defines it."""
+    def _top_level(self, dotted: str) -> tuple["FileContext", str] | None:
+        """``pkg.mod.name`` -> (the model of ``pkg.mod``, ``"name"``) for a name defined at the
+        top of a module of the project."""
         if self._index is None:
             return None
         split = _modules.split_module(dotted, self._index.by_name)
         if split is None or not split[1] or "." in split[1]:
             return None
         ctx = self.context_of(split[0])
-        if ctx is None:
-            return None
-        kernel = ctx.kernel_named(split[1])
-        return (kernel, ctx) if kernel is not None else None
+        return (ctx, split[1]) if ctx is not None else None
+
+    def kernel_named(self, dotted: str) -> tuple[Kernel, "FileContext"] | None:
+        """The kernel an absolute name denotes, with the model of the file that defines it."""
+        found = self._top_level(dotted)
+        kernel = found[0].kernel_named(found[1]) if found is not None else None
+        return (kernel, found[0]) if kernel is not None else None
 
     def function_named(self, dotted: str) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, "FileContext"] | None:
         """The top-level function an absolute name denotes, with the model of its file."""
-        if self._index is None:
+        found = self._top_level(dotted)
+        if found is None:
             return None
-        split = _modules.split_module(dotted, self._index.by_name)
-        if split is None or not split[1] or "." in split[1]:
-            return None
-        ctx = self.context_of(split[0])
-        if ctx is None:
-            return None
-        found = [s for s in ctx.tree.body if isinstance(s, _FUNCTION_NODES) and s.name == split[1]]
-        return (found[0], ctx) if len(found) == 1 else None
+        ctx, name = found
+        functions = [s for s in ctx.tree.body if isinstance(s, _FUNCTION_NODES) and s.name == name]
+        return (functions[0], ctx) if len(functions) == 1 else None
 
     def kernel_for(self, expr: ast.AST, ctx: "FileContext | None" = None) -> tuple[Kernel, "FileContext"] | None:
         """The kernel ``expr`` (in the file of ``ctx``, by default the checked one) names,
