@@ -32,3 +32,34 @@ def callee_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Name):
         return func.id
     return None
+
+
+def argument_passed(function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: ast.arg, call: ast.Call,
+                    shift: int = 0) -> tuple[ast.expr | None, bool]:
+    """What ``call`` passes for ``parameter`` of ``function``, and whether it is the parameter's
+    default (an expression of the callee's file, not the caller's); (None, False) when that
+    cannot be read (``*args``, ``**kwargs``). ``shift``: leading parameters the call does not
+    pass (1 for ``Fn.apply`` calling ``forward(ctx, ...)``)."""
+    for keyword in call.keywords:
+        if keyword.arg == parameter.arg:
+            return keyword.value, False
+        if keyword.arg is None:
+            return None, False
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if parameter in positional:
+        index = positional.index(parameter) - shift
+        if index < 0:
+            return None, False
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return None, False
+            if position == index:
+                return arg, False
+        defaults = function.args.defaults
+        at = positional.index(parameter) - (len(positional) - len(defaults))
+        return (defaults[at], True) if at >= 0 else (None, False)
+    kwonly = function.args.kwonlyargs
+    if parameter in kwonly:
+        default = function.args.kw_defaults[kwonly.index(parameter)]
+        return default, default is not None
+    return None, False

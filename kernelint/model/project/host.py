@@ -17,7 +17,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kernelint.model.calls import argument
+from kernelint.model.calls import argument, argument_passed
 from kernelint.model.dtype_names import torch_dtype
 from kernelint.model.reaching import reaching_definitions
 
@@ -156,7 +156,7 @@ class _Follow:
             return _unknown()
         found = DTypes()
         for site in sites:
-            passed, is_default = _passed(function, parameter, site.node, site.shift)
+            passed, is_default = argument_passed(function, parameter, site.node, site.shift)
             found.add(evaluate(ctx if is_default else site.ctx, passed, frames - 1)
                       if passed is not None else _unknown())
         return found
@@ -292,7 +292,7 @@ class _Follow:
         saved = dict(self.bound)
         params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
         for param in params:
-            passed, is_default = _passed(function, param, call, 0)
+            passed, is_default = argument_passed(function, param, call, 0)
             if passed is not None:
                 self.bound[id(param)] = (target_ctx if is_default else ctx, passed)
         try:
@@ -302,35 +302,6 @@ class _Follow:
             return found
         finally:
             self.bound = saved
-
-
-def _passed(function, parameter: ast.arg, call: ast.Call, shift: int) -> tuple[ast.expr | None, bool]:
-    """What ``call`` passes for ``parameter`` of ``function``, and whether it is the parameter's
-    default (an expression of the callee's file, not the caller's); (None, False) when that
-    cannot be read (``*args``, ``**kwargs``)."""
-    for keyword in call.keywords:
-        if keyword.arg == parameter.arg:
-            return keyword.value, False
-        if keyword.arg is None:
-            return None, False
-    positional = [*function.args.posonlyargs, *function.args.args]
-    if parameter in positional:
-        index = positional.index(parameter) - shift
-        if index < 0:
-            return None, False
-        for position, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred):
-                return None, False
-            if position == index:
-                return arg, False
-        defaults = function.args.defaults
-        at = positional.index(parameter) - (len(positional) - len(defaults))
-        return (defaults[at], True) if at >= 0 else (None, False)
-    kwonly = function.args.kwonlyargs
-    if parameter in kwonly:
-        default = function.args.kw_defaults[kwonly.index(parameter)]
-        return default, default is not None
-    return None, False
 
 
 def dtypes_of(view: "ProjectView", ctx: "FileContext", expr: ast.expr) -> DTypes:

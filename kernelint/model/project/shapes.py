@@ -28,11 +28,10 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernelint.model.calls import argument
+from kernelint.model.calls import argument, argument_passed
 from kernelint.model.dsl import triton
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
-from kernelint.model.project.host import _passed
 from kernelint.model.reaching import reaching_definitions
 
 if TYPE_CHECKING:
@@ -279,7 +278,7 @@ class _Follow:
             return opaque
         found: list[Poly] = []
         for site in sites:
-            passed, is_default = _argument_for(function, parameter, site.node, site.shift)
+            passed, is_default = argument_passed(function, parameter, site.node, site.shift)
             value = self.size(ctx if is_default else site.ctx, passed, frames - 1) if passed is not None else None
             if value is None:
                 return opaque
@@ -388,7 +387,7 @@ class _Follow:
             return None
         saved = dict(self.bound)
         for param in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
-            passed, is_default = _argument_for(function, param, call, 0)
+            passed, is_default = argument_passed(function, param, call, 0)
             if passed is not None:
                 self.bound[id(param)] = (target_ctx if is_default else ctx, passed)
         try:
@@ -665,16 +664,6 @@ def _callers(view: "ProjectView", function, ctx: "FileContext"):
     if key not in per_view:
         per_view[key] = view.callers_of(function, ctx)
     return per_view[key]
-
-
-def _argument_for(function, parameter: ast.arg, call: ast.Call, shift: int) -> tuple[ast.expr | None, bool]:
-    """What ``call`` passes for ``parameter`` and whether it is the callee's default
-    (``host._passed``, whichever form it returns)."""
-    found = _passed(function, parameter, call, shift)
-    if isinstance(found, tuple):
-        return found
-    defaults = [*function.args.defaults, *(d for d in function.args.kw_defaults if d is not None)]
-    return found, any(found is d for d in defaults)
 
 
 def _direct_read(value: ast.expr) -> bool:
