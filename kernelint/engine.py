@@ -11,7 +11,7 @@ from kernelint.findings import Fact, Finding, Severity, Site
 from kernelint.grouping import group_by_cause
 from kernelint.model import FileContext
 from kernelint.model.dsl import SOURCE_MARKERS, import_roots
-from kernelint.model.names import ImportTable
+from kernelint.model.core.names import ImportTable
 from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes, room_to_recurse, too_large_text
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions

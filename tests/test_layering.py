@@ -80,3 +80,15 @@ def test_the_project_layer_never_imports_the_engine_or_a_front_end():
         if name.startswith("kernelint.model"):
             imported = _imports(ast.parse(path.read_text(encoding="utf-8")), modules)
             assert not {i for i in imported if i.split(".")[1] in ("engine", "cli", "runner", "cache")}, name
+
+
+def test_the_core_imports_no_analysis_of_a_dsl_or_the_project():
+    """``model/core`` (bindings, values, data flow, calls) serves the DSL packages, the index
+    engine and the project layer; it asks only the DSL knowledge tables (``model/dsl``)."""
+    modules = _modules()
+    above = ("kernelint.model.triton", "kernelint.model.cute", "kernelint.model.cutile",
+             "kernelint.model.project", "kernelint.model.index")
+    for name, path in modules.items():
+        if name.startswith("kernelint.model.core"):
+            imported = _imports(ast.parse(path.read_text(encoding="utf-8")), modules)
+            assert not [i for i in imported if i.startswith(above)], name

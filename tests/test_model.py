@@ -205,7 +205,7 @@ def run(a):
 
 
 def test_int_values_read_literal_autotune_configs_only_when_asked():
-    from kernelint.model import tiles
+    from kernelint.model.triton import tiles
 
     ctx = model(_TUNED)
     expr = next(n.value for n in ast.walk(ctx.tree) if isinstance(n, ast.Assign) and n.targets[0].id == "x")

@@ -1,5 +1,5 @@
-"""kernelint/model/cute_blocks.py (run-time blocks of CuTe DSL functions, containers carried
-through them, register fragments indexed at run time) and kernelint/model/cute_host.py (what a
+"""kernelint/model/cute/blocks.py (run-time blocks of CuTe DSL functions, containers carried
+through them, register fragments indexed at run time) and kernelint/model/cute/host.py (what a
 host function does with what `cute.compile` returns)."""
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def marked(tree: ast.Module, name: str) -> ast.AST:
     ("while n > 0:", True),
 ])
 def test_dynamic_blocks_around(header, dynamic):
-    from kernelint.model.cute_blocks import dynamic_blocks_around
+    from kernelint.model.cute.blocks import dynamic_blocks_around
 
     ctx, tree = context(f"""
         @cute.jit
@@ -54,7 +54,7 @@ def test_dynamic_blocks_around(header, dynamic):
     ("n", True), ("n - 1", True), ("width", False), ("8", False), ("cute.size(frag)", False),
 ])
 def test_runtime_trip_count(bound, runtime):
-    from kernelint.model.cute_blocks import runtime_trip_count
+    from kernelint.model.cute.blocks import runtime_trip_count
 
     ctx, tree = context(f"""
         @cute.kernel
@@ -76,7 +76,7 @@ def test_runtime_trip_count(bound, runtime):
     ("self.fn = cute.compile(f, from_dlpack(x))", True),
 ])
 def test_result_kept(body, kept):
-    from kernelint.model.cute_host import result_kept
+    from kernelint.model.cute.host import result_kept
 
     ctx, tree = context(f"CACHE = {{}}\n\ndef g(self, f, x):\n    {body}\n")
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
@@ -92,7 +92,7 @@ def test_result_kept(body, kept):
     ("size", None),                  # a plain parameter, not wrapped
 ])
 def test_caller_tensor(argument, tensor):
-    from kernelint.model.cute_host import caller_tensor
+    from kernelint.model.cute.host import caller_tensor
 
     ctx, tree = context(f"def g(q, t: torch.Tensor, size):\n    mark('a', {argument})\n")
     function = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))

@@ -1,4 +1,4 @@
-"""The cuTile model (kernelint/model/cutile.py): which functions are tile code, what shape and
+"""The cuTile model (kernelint/model/cutile/tiles.py): which functions are tile code, what shape and
 dtype a tile provably has, and what a ct.launch grid provably is."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from kernelint.model import FileContext
-from kernelint.model.cutile import grid_forms, tile_dtype, tile_function_of, tile_shape
+from kernelint.model.cutile.tiles import grid_forms, tile_dtype, tile_function_of, tile_shape
 
 HEADER = "import math\nimport cuda.tile as ct\nimport torch\n"
 
@@ -122,7 +122,7 @@ def _loads(tree):
     ("range(4)", False),
 ])
 def test_partial_axes_from_rounded_up_tile_counts(loop, partial):
-    from kernelint.model.cutile import partial_axes
+    from kernelint.model.cutile.tiles import partial_axes
 
     ctx, tree = context(f"""
         @ct.kernel
@@ -136,7 +136,7 @@ def test_partial_axes_from_rounded_up_tile_counts(loop, partial):
 
 
 def test_partial_axes_from_a_power_of_two_launch_and_not_from_the_size_itself():
-    from kernelint.model.cutile import partial_axes
+    from kernelint.model.cutile.tiles import partial_axes
 
     body = """
         @ct.kernel
@@ -161,7 +161,7 @@ def test_partial_axes_from_a_power_of_two_launch_and_not_from_the_size_itself():
     ("n", None),
 ])
 def test_power_of_two_ceiling(expr, rounded):
-    from kernelint.model.sizes import power_of_two_ceiling
+    from kernelint.model.project.sizes import power_of_two_ceiling
 
     ctx, tree = context(f"probe({expr})\n")
     found = power_of_two_ceiling(ctx, probe(tree))

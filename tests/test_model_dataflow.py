@@ -25,7 +25,8 @@ def test_targets_without_tma_are_not_told_to_use_descriptors():
 def test_dataflow_splits_a_tile_pointer_into_bases_and_strides():
     import ast
 
-    from kernelint.model import FileContext, dataflow
+    from kernelint.model import FileContext
+    from kernelint.model.core import dataflow
 
     source = HEADER + textwrap.dedent("""
     @triton.jit

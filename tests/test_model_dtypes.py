@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from kernelint.model import FileContext
-from kernelint.model.dtypes import Precision, precision_of
+from kernelint.model.triton.dtypes import Precision, precision_of
 
 HEADER = """
 import torch

@@ -6,7 +6,7 @@ import ast
 import textwrap
 
 from kernelint.model.context import FileContext
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.core.reaching import reaching_definitions
 
 
 def _values_reaching(source: str, line: int) -> list[str]:

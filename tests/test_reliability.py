@@ -11,7 +11,7 @@ import time
 import pytest
 
 from kernelint.engine import Options, check_file, check_source
-from kernelint.model.values import MAX_FOLD_BITS, fold_int
+from kernelint.model.core.values import MAX_FOLD_BITS, fold_int
 from kernelint.reading import MAX_FILE_BYTES, Unreadable, read_bytes, syntax_message
 from kernelint.rules import all_rules
 

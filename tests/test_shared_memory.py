@@ -1,4 +1,4 @@
-"""The shared-memory estimate of a Triton kernel's tl.dot pipeline (model/shared_memory.py) and
+"""The shared-memory estimate of a Triton kernel's tl.dot pipeline (model/triton/shared_memory.py) and
 KL135 against the target's limit (targets.shared_memory_limit)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from kernelint.engine import Options, check_source
 from kernelint.model.context import FileContext
-from kernelint.model.shared_memory import DEFAULT_NUM_STAGES, estimates
+from kernelint.model.triton.shared_memory import DEFAULT_NUM_STAGES, estimates
 from kernelint.targets import LARGEST_SHARED_MEMORY_PER_BLOCK, shared_memory_limit
 
 FIXTURES = Path(__file__).parent / "fixtures" / "triton"
@@ -101,7 +101,7 @@ def k(x, K, BM: tl.constexpr, BK: tl.constexpr):
 
 @pytest.mark.parametrize("filter_clause, filtered", [("", False), (" if bm * s < 300", True)])
 def test_tuned_configs_expand_comprehensions(filter_clause, filtered):
-    from kernelint.model.autotune import tuned_configs
+    from kernelint.model.triton.autotune import tuned_configs
 
     source = TUNED.replace("FILTER", filter_clause)
     ctx = FileContext("tuned.py", source, ast.parse(source), [])

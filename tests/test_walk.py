@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelint.model.walk import _SINGLETON_CLASSES, index_tree, parent
+from kernelint.model.core.walk import _SINGLETON_CLASSES, index_tree, parent
 
 ROOT = Path(__file__).resolve().parent.parent
 TRICKY = '''

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.calls import argument
+from kernelint.model.core.calls import argument
 from kernelint.model.dsl.cute import FROM_DLPACK
-from kernelint.model.torch_views import offset_view
+from kernelint.model.project.torch_views import offset_view
 from kernelint.rules import Report, Rule
 
 #: The smallest promise worth checking: vectorised (128-bit) copies need 16-byte alignment, and an

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.calls import argument
+from kernelint.model.core.calls import argument
 from kernelint.model.dsl.cute import CP_ASYNC_COMMIT, CP_ASYNC_WAIT, PRODUCER_METHODS
 from kernelint.rules import Report, Rule
 

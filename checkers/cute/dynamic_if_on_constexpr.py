@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_static import compile_time_atom, constexpr_parameters, is_const_expr
+from kernelint.model.cute.static import compile_time_atom, constexpr_parameters, is_const_expr
 from kernelint.model.dsl import cute
 from kernelint.model.dsl.versioning import parse_version
 

@@ -7,8 +7,8 @@ from itertools import combinations
 
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
-from kernelint.model.cute_static import traced_functions
-from kernelint.model.cute_tx import (
+from kernelint.model.cute.static import traced_functions
+from kernelint.model.cute.tx import (
     expect_tx,
     folded_bytes,
     pipeline_barrier_of,

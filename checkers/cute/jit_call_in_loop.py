@@ -6,8 +6,8 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.dsl.cute import COMPILE, JIT_DECORATOR
-from kernelint.model.cute_host import caller_tensor, memoized, result_called, result_kept, test_only
-from kernelint.model.cute_static import changes_per_iteration, cute_function, traced_functions
+from kernelint.model.cute.host import caller_tensor, memoized, result_called, result_kept, test_only
+from kernelint.model.cute.static import changes_per_iteration, cute_function, traced_functions
 from kernelint.rules import Report, Rule
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_static import low_precision_value
-from kernelint.model.loops import accumulation_target, carried_sum
+from kernelint.model.cute.static import low_precision_value
+from kernelint.model.core.loops import accumulation_target, carried_sum
 from kernelint.rules import Report, Rule
 
 

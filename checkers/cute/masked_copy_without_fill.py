@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.values import base_name
-from kernelint.model.cute_predicates import (
+from kernelint.model.core.values import base_name
+from kernelint.model.cute.predicates import (
     constant_number,
     fills_of,
     is_extremum_reduction,
@@ -14,7 +14,7 @@ from kernelint.model.cute_predicates import (
     reduced_operands,
     tensors_feeding,
 )
-from kernelint.model.cute_static import traced_functions
+from kernelint.model.cute.static import traced_functions
 from kernelint.rules import Report, Rule
 
 

@@ -6,7 +6,7 @@ import ast
 
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
-from kernelint.model.cute import (
+from kernelint.model.cute.mbarriers import (
     completed_by_async_proxy,
     fences_through_helpers,
     is_mbarrier_init,

@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
-from kernelint.model.cute import wait_operands
-from kernelint.model.loops import assigned_in, ring_modulus, trip_count_at_most
+from kernelint.model.cute.mbarriers import wait_operands
+from kernelint.model.core.loops import assigned_in, ring_modulus, trip_count_at_most
 from kernelint.rules import Report, Rule
 
 

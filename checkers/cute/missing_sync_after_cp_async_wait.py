@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_cp_async import cp_async_tensors, reads_other_threads_copies
-from kernelint.model.calls import callee_name
-from kernelint.model.cute_static import traced_functions
+from kernelint.model.cute.cp_async import cp_async_tensors, reads_other_threads_copies
+from kernelint.model.core.calls import callee_name
+from kernelint.model.cute.static import traced_functions
 from kernelint.model.dsl.cute import CP_ASYNC_WAIT, SMEM_HANDOFFS
 from kernelint.rules import Report, Rule
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_resources import named_barrier
-from kernelint.model.cute_static import cute_int
+from kernelint.model.cute.resources import named_barrier
+from kernelint.model.cute.static import cute_int
 from kernelint.model.dsl.cute import NAMED_BARRIER_COUNT, WARP_SIZE
 from kernelint.rules import Report, Rule
 

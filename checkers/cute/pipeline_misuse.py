@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.calls import argument
-from kernelint.model.cute import publishes_through_helpers
-from kernelint.model.cute_pipeline import created_pipeline, state_side, thread_group_size
+from kernelint.model.core.calls import argument
+from kernelint.model.cute.mbarriers import publishes_through_helpers
+from kernelint.model.cute.pipeline import created_pipeline, state_side, thread_group_size
 from kernelint.model.dsl.cute import CONSUMER_METHODS, KERNEL, PRODUCER_METHODS, TMA_LOAD_PIPELINES, WARP_SIZE
 from kernelint.rules import Report, Rule
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_predicates import (
+from kernelint.model.cute.predicates import (
     Mismatch,
     compare_partitions,
     partition_of,
     partitions_feeding,
     predicated_copies,
 )
-from kernelint.model.cute_static import traced_functions
+from kernelint.model.cute.static import traced_functions
 from kernelint.rules import Report, Rule
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_blocks import (
+from kernelint.model.cute.blocks import (
     GROWING_METHODS,
     SHRINKING_METHODS,
     container_made_by,
@@ -14,8 +14,8 @@ from kernelint.model.cute_blocks import (
 )
 from kernelint.model.dsl import cute
 from kernelint.model.dsl.versioning import parse_version
-from kernelint.model.reaching import reaching_definitions
-from kernelint.model.walk import ancestors
+from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.walk import ancestors
 from kernelint.rules import Report, Rule
 
 _TRACED_AT_RUN_TIME = next(c for c in cute.API_CHANGES if c.api == cute.IF_TRACED_AT_RUN_TIME)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_blocks import register_fragment_of, runtime_trip_count
+from kernelint.model.cute.blocks import register_fragment_of, runtime_trip_count
 from kernelint.rules import Report, Rule
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_static import builds_python_list, loop_kind, loop_variables
+from kernelint.model.cute.static import builds_python_list, loop_kind, loop_variables
 from kernelint.model.dsl.cute import CONSTEXPR_ANNOTATIONS
 from kernelint.rules import Report, Rule
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.calls import signature_argument
-from kernelint.model.cute_static import cute_int
+from kernelint.model.core.calls import signature_argument
+from kernelint.model.cute.static import cute_int
 from kernelint.model.dsl.cute import (
     SETMAXREGISTER,
     SETMAXREGISTER_MULTIPLE,

@@ -4,8 +4,8 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_static import cute_function
-from kernelint.model.cute_tma import drains_bulk_stores, tma_stores
+from kernelint.model.cute.static import cute_function
+from kernelint.model.cute.tma import drains_bulk_stores, tma_stores
 from kernelint.rules import Report, Rule
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_resources import (
+from kernelint.model.cute.resources import (
     frees_tmem,
     kernel_entries_reaching,
     tmem_allocation_handle,
     tmem_columns,
 )
-from kernelint.model.cute_static import cute_int
+from kernelint.model.cute.static import cute_int
 from kernelint.model.dsl.cute import TMEM_MAX_COLUMNS, TMEM_MIN_COLUMNS
 from kernelint.rules import Report, Rule
 

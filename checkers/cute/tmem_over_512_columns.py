@@ -4,8 +4,8 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute_resources import tmem_columns
-from kernelint.model.cute_static import cute_int
+from kernelint.model.cute.resources import tmem_columns
+from kernelint.model.cute.static import cute_int
 from kernelint.model.dsl.cute import TMEM_MAX_COLUMNS
 from kernelint.rules import Report, Rule
 

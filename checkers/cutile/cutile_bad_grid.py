@@ -6,7 +6,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Edit, Fix, Severity
-from kernelint.model.cutile import grid_forms
+from kernelint.model.cutile.tiles import grid_forms
 from kernelint.model.dsl import cutile
 from kernelint.rules import Report, Rule
 

@@ -6,9 +6,9 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Edit, Fix, Severity
-from kernelint.model.calls import signature_argument
-from kernelint.model.cutile import block_id_in, tile_function_of, tile_shape, tuple_entries
-from kernelint.model.dataflow import additive_terms, factors
+from kernelint.model.core.calls import signature_argument
+from kernelint.model.cutile.tiles import block_id_in, tile_function_of, tile_shape, tuple_entries
+from kernelint.model.core.dataflow import additive_terms, factors
 from kernelint.model.dsl import cutile
 from kernelint.rules import Report, Rule
 

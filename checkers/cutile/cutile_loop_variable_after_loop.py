@@ -7,7 +7,7 @@ import ast
 from kernelint.findings import Severity
 from kernelint.model.dsl import cutile
 from kernelint.model.dsl.versioning import parse_version
-from kernelint.model.loop_bindings import loop_only_names
+from kernelint.model.core.loop_bindings import loop_only_names
 from kernelint.rules import Report, Rule
 
 _STRICT = next(c for c in cutile.API_CHANGES if c.api == cutile.LOOP_FIRST_ASSIGNMENT_ERROR)

@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Severity
-from kernelint.model.calls import signature_argument
-from kernelint.model.cutile import launched_int, tile_dtype, tile_function_of, tile_shape
+from kernelint.model.core.calls import signature_argument
+from kernelint.model.cutile.tiles import launched_int, tile_dtype, tile_function_of, tile_shape
 from kernelint.model.dsl import cutile
 from kernelint.rules import Report, Rule
 

@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model.calls import argument, signature_argument
-from kernelint.model.cutile import elementwise_loads, partial_axes, reduced_axes, tile_function_of, tile_shape
+from kernelint.model.core.calls import argument, signature_argument
+from kernelint.model.cutile.tiles import elementwise_loads, partial_axes, reduced_axes, tile_function_of, tile_shape
 from kernelint.model.dsl import cutile
 from kernelint.rules import Report, Rule
 

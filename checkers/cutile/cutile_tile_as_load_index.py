@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model.calls import signature_argument
-from kernelint.model.cutile import tile_function_of, tile_shape, tuple_entries
+from kernelint.model.core.calls import signature_argument
+from kernelint.model.cutile.tiles import tile_function_of, tile_shape, tuple_entries
 from kernelint.model.dsl import cutile
 from kernelint.rules import Report, Rule
 

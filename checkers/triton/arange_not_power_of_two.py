@@ -6,7 +6,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Severity
-from kernelint.model import backends, tiles
+from kernelint.model.triton import backends, tiles
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 

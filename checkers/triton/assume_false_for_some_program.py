@@ -6,7 +6,7 @@ import ast
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
-from kernelint.model.programs import zero_for_first_program
+from kernelint.model.index.programs import zero_for_first_program
 from kernelint.rules import Report, Rule
 
 

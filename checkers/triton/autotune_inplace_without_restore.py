@@ -3,7 +3,7 @@ autotuner's benchmark runs update it again and again."""
 from __future__ import annotations
 
 from kernelint.findings import Severity
-from kernelint.model import autotune, memory
+from kernelint.model.triton import autotune, memory
 from kernelint.model.dsl import triton
 from kernelint.rules import Because, Report, Rule
 

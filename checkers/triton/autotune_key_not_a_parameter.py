@@ -3,11 +3,11 @@ config tuned for the first shape serves every shape."""
 from __future__ import annotations
 
 from kernelint.findings import Severity
-from kernelint.model import autotune
-from kernelint.model.calls import signature_argument
+from kernelint.model.triton import autotune
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import parse_version
-from kernelint.model.legacy import meta_parameter
+from kernelint.model.triton.legacy import meta_parameter
 
 _RAISES = next(c for c in triton.API_CHANGES if c.api == triton.AUTOTUNE_UNKNOWN_KEY_RAISES)
 from kernelint.rules import Report, Rule

@@ -5,10 +5,10 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
-from kernelint.model import dataflow
-from kernelint.model.calls import signature_argument
+from kernelint.model.core import dataflow
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl.triton import BROADCAST_TO, DOT, EXPAND_DIMS, SIGNATURES
-from kernelint.model.static_asserts import bounded_int
+from kernelint.model.triton.static_asserts import bounded_int
 from kernelint.rules import Because, Report, Rule
 
 #: Measured on the H200: with both matrix dimensions of the broadcast tile at or below this, the

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.calls import argument
+from kernelint.model.core.calls import argument
 from kernelint.model.dsl import triton
-from kernelint.model.per_call_sizes import per_call_size
+from kernelint.model.project.per_call_sizes import per_call_size
 from kernelint.rules import Report, Rule
 
 

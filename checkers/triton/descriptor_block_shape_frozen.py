@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model import autotune, dataflow
-from kernelint.model.calls import argument
+from kernelint.model.core import dataflow
+from kernelint.model.triton import autotune
+from kernelint.model.core.calls import argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 

@@ -6,10 +6,10 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model import dataflow
-from kernelint.model.calls import signature_argument
+from kernelint.model.core import dataflow
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
-from kernelint.model.sizes import runtime_size
+from kernelint.model.project.sizes import runtime_size
 from kernelint.rules import Report, Rule
 
 #: Moduli that show a host checks or pads a size for 16-byte alignment (8 fp16 or 4 fp32 elements,

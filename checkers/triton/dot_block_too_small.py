@@ -6,11 +6,11 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
-from kernelint.model import backends, tiles
-from kernelint.model.calls import signature_argument
-from kernelint.model.dataflow import COLS, ROWS
+from kernelint.model.triton import backends, tiles
+from kernelint.model.core.calls import signature_argument
+from kernelint.model.core.dataflow import COLS, ROWS
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import Precision, precision_of
+from kernelint.model.triton.dtypes import Precision, precision_of
 from kernelint.rules import Report, Rule
 
 #: Smallest K Triton's NVIDIA backend accepts for 16-bit operands (8-bit ones need 32).

@@ -8,7 +8,7 @@ from kernelint.checkers.triton.helpers import SEED
 from kernelint.edits import insert_after, insert_before, local_name, needs_parentheses
 from kernelint.findings import Fix, Severity
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import Precision, precision_of
+from kernelint.model.triton.dtypes import Precision, precision_of
 from kernelint.rules import Report, Rule
 
 

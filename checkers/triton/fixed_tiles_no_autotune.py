@@ -7,7 +7,7 @@ import re
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
-from kernelint.model import dataflow
+from kernelint.model.core import dataflow
 from kernelint.rules import Report, Rule
 
 _TILE_NAME = re.compile(r"^(BLOCK|TILE)(_?SIZE)?(_[A-Z0-9]+)?$|^B[MNK]$")

@@ -5,10 +5,10 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model.calls import signature_argument
-from kernelint.model.dataflow import load_of
+from kernelint.model.core.calls import signature_argument
+from kernelint.model.core.dataflow import load_of
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import Precision, precision_of
+from kernelint.model.triton.dtypes import Precision, precision_of
 from kernelint.model.project.host import loaded_dtypes
 from kernelint.rules import Report, Rule
 

@@ -9,7 +9,7 @@ from kernelint.findings import Fix, Severity
 from kernelint.model.api_versions import vendor_fork
 from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import parse_version
-from kernelint.model.jit_globals import ANNOTATED, rejected_global_reads
+from kernelint.model.triton.jit_globals import ANNOTATED, rejected_global_reads
 from kernelint.rules import Report, Rule
 
 _BOUNDARY = {

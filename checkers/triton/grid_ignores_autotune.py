@@ -6,8 +6,9 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
-from kernelint.model import dataflow, programs
-from kernelint.model.reaching import value_at
+from kernelint.model.core import dataflow
+from kernelint.model.index import programs
+from kernelint.model.core.reaching import value_at
 from kernelint.rules import Report, Rule
 
 

@@ -7,8 +7,8 @@ import ast
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
-from kernelint.model import dataflow
-from kernelint.model.dtypes import conversion_target, triton_dtype
+from kernelint.model.core import dataflow
+from kernelint.model.triton.dtypes import conversion_target, triton_dtype
 from kernelint.rules import Report, Rule
 
 #: Element types a kernel is commonly written to serve several of. fp8 formats are left out:

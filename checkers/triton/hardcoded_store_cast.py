@@ -6,10 +6,10 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model import memory
-from kernelint.model.calls import argument, signature_argument
+from kernelint.model.triton import memory
+from kernelint.model.core.calls import argument, signature_argument
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import conversion_target, triton_dtype
+from kernelint.model.triton.dtypes import conversion_target, triton_dtype
 from kernelint.model.project.host import parameter_dtypes
 from kernelint.rules import Report, Rule
 

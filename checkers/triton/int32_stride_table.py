@@ -8,9 +8,9 @@ import re
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.edits import replace_attribute_name
 from kernelint.findings import Fix, Severity
-from kernelint.model.calls import argument
+from kernelint.model.core.calls import argument
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import (
+from kernelint.model.triton.dtypes import (
     conversion_target,
     torch_dtype,
     triton_dtype,

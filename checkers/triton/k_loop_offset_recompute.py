@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
-from kernelint.model import dataflow
-from kernelint.model.calls import signature_argument
+from kernelint.model.core import dataflow
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl.triton import LOAD, SIGNATURES
 from kernelint.rules import Report, Rule
 

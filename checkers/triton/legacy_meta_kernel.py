@@ -4,7 +4,7 @@ from __future__ import annotations
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import parse_version
-from kernelint.model.legacy import meta_keys, meta_parameter
+from kernelint.model.triton.legacy import meta_keys, meta_parameter
 from kernelint.rules import Report, Rule
 
 _BINDING_DROPPED = next(c for c in triton.API_CHANGES if c.api == triton.META_KERNELS)

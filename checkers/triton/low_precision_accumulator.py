@@ -5,10 +5,10 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model.calls import signature_argument
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
-from kernelint.model.dtypes import conversion_target, created_dtype
-from kernelint.model.loops import accumulation_target, carried_sum
+from kernelint.model.triton.dtypes import conversion_target, created_dtype
+from kernelint.model.core.loops import accumulation_target, carried_sum
 from kernelint.rules import Report, Rule
 
 _HALF = frozenset({"float16", "bfloat16"})

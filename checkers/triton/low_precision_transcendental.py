@@ -6,7 +6,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
-from kernelint.model.dtypes import Precision, precision_of
+from kernelint.model.triton.dtypes import Precision, precision_of
 from kernelint.model.dsl import triton
 from kernelint.model.project.host import loaded_dtypes
 from kernelint.rules import Report, Rule

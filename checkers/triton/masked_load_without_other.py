@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Severity
-from kernelint.model import masks
-from kernelint.model.calls import signature_argument
+from kernelint.model.index import masks
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 

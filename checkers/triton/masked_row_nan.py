@@ -7,8 +7,9 @@ import math
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model import dataflow, memory
-from kernelint.model.calls import signature_argument
+from kernelint.model.core import dataflow
+from kernelint.model.triton import memory
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Because, Report, Rule
 

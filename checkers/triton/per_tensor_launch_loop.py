@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
-from kernelint.model import dataflow
-from kernelint.model.loops import assigned_in, item_loop
+from kernelint.model.core import dataflow
+from kernelint.model.core.loops import assigned_in, item_loop
 from kernelint.rules import Report, Rule
 
 #: Host tensor methods that hand the kernel the same tensor's data.

@@ -5,7 +5,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model.blocks import tensor_origin
+from kernelint.model.triton.blocks import tensor_origin
 from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import show
 from kernelint.rules import Report, Rule

@@ -6,8 +6,8 @@ import ast
 from kernelint.checkers.triton.helpers import short
 from kernelint.edits import replace
 from kernelint.findings import Fix, Severity
-from kernelint.model.blocks import block_origin, tensor_origin
-from kernelint.model.reaching import value_at
+from kernelint.model.triton.blocks import block_origin, tensor_origin
+from kernelint.model.core.reaching import value_at
 from kernelint.rules import Report, Rule
 
 #: Each operator, its elementwise replacement, what it does to blocks under TRITON_INTERPRET=1

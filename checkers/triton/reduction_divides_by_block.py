@@ -6,9 +6,9 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Severity
-from kernelint.model import masks
+from kernelint.model.index import masks
 from kernelint.model.dsl import triton
-from kernelint.model.reaching import value_at
+from kernelint.model.core.reaching import value_at
 from kernelint.rules import Report, Rule
 
 _SUM = triton.TL + "sum"

@@ -5,9 +5,9 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
-from kernelint.model.calls import signature_argument
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl.triton import DOT, FULL, SIGNATURES, ZEROS
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.core.reaching import reaching_definitions
 from kernelint.rules import Report, Rule
 
 

@@ -6,10 +6,10 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Severity
-from kernelint.model.calls import argument, signature_argument
-from kernelint.model.constexprs import RUNTIME_CALLS, runtime_origin
+from kernelint.model.core.calls import argument, signature_argument
+from kernelint.model.core.constexprs import RUNTIME_CALLS, runtime_origin
 from kernelint.model.dsl import triton
-from kernelint.model.legacy import meta_parameter
+from kernelint.model.triton.legacy import meta_parameter
 from kernelint.rules import Report, Rule
 
 #: Tensor methods (``x.reshape(...)``) that take a shape, the way their ``tl`` functions do.

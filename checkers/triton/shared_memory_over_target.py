@@ -3,7 +3,7 @@ memory than the target has."""
 from __future__ import annotations
 
 from kernelint.findings import Severity
-from kernelint.model.shared_memory import worst_per_setting
+from kernelint.model.triton.shared_memory import worst_per_setting
 from kernelint.rules import Report, Rule
 from kernelint.targets import shared_memory_limit
 

@@ -6,7 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
-from kernelint.model import backends, dataflow, tiles
+from kernelint.model.core import dataflow
+from kernelint.model.triton import backends, tiles
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 

@@ -7,8 +7,8 @@ import re
 
 from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
-from kernelint.model import calls_graph, dataflow
-from kernelint.model.cutile import tile_function_of
+from kernelint.model.core import calls_graph, dataflow
+from kernelint.model.cutile.tiles import tile_function_of
 from kernelint.rules import Report, Rule
 
 #: Constants that only occur in the tanh approximation of GELU: the cubic coefficient, and the

@@ -4,8 +4,10 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model import dataflow, indices, memory
-from kernelint.model.calls import signature_argument
+from kernelint.model.core import dataflow
+from kernelint.model.index import indices
+from kernelint.model.triton import memory
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Because, Report, Rule
 

@@ -5,9 +5,9 @@ import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
-from kernelint.model import dataflow
+from kernelint.model.core import dataflow
 from kernelint.model.dsl import triton
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.core.reaching import reaching_definitions
 from kernelint.rules import Report, Rule
 
 

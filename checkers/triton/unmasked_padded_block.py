@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model import dataflow, memory
-from kernelint.model.calls import signature_argument
+from kernelint.model.core import dataflow
+from kernelint.model.triton import memory
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.model.index.launch import launch_sites
 from kernelint.model.project import shapes

@@ -6,8 +6,8 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model import dataflow
-from kernelint.model.calls import argument, signature_argument
+from kernelint.model.core import dataflow
+from kernelint.model.core.calls import argument, signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 

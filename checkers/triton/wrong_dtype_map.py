@@ -6,7 +6,7 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
-from kernelint.model.dtype_names import torch_dtype, torch_dtype_named, triton_dtype
+from kernelint.model.core.dtype_names import torch_dtype, torch_dtype_named, triton_dtype
 from kernelint.rules import Report, Rule
 
 

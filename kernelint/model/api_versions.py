@@ -24,8 +24,8 @@ from typing import Iterator
 
 from kernelint.model.dsl import DSLS
 from kernelint.model.dsl.versioning import DEPRECATED, MISSING, ApiChange, Status, status_in
-from kernelint.model.names import canonical
-from kernelint.model.walk import ancestors, parent
+from kernelint.model.core.names import canonical
+from kernelint.model.core.walk import ancestors, parent
 
 _GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "TypeError", "NameError",
                                "Exception", "BaseException", "NotImplementedError"})
@@ -131,7 +131,7 @@ def vendor_fork(ctx) -> bool:
     text names one (``backends.foreign_backend``) or it lives in a vendor's backend folder."""
     from pathlib import PurePath
 
-    from kernelint.model.backends import foreign_backend
+    from kernelint.model.triton.backends import foreign_backend
 
     return foreign_backend(ctx) or any(part.lower() in _VENDOR_FOLDERS for part in PurePath(ctx.path).parts[:-1])
 

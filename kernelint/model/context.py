@@ -6,14 +6,14 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Iterable, Iterator
 
-from kernelint.model.calls import signature_argument
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import cutile, triton
 from kernelint.model.kernels import Kernel, config_dict_keys, find_kernel
 from kernelint.model.launch import Launch
-from kernelint.model.names import ImportTable
-from kernelint.model.reaching import reaching_definitions
-from kernelint.model.values import BINDING_NODES, Definition, bindings, fold_int
-from kernelint.model.walk import ancestors, index_tree, parent
+from kernelint.model.core.names import ImportTable
+from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.values import BINDING_NODES, Definition, bindings, fold_int
+from kernelint.model.core.walk import ancestors, index_tree, parent
 
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)

@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kernelint.model.calls import signature_argument
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import CONSTEXPR_ANNOTATIONS, KERNEL_DECORATORS
 from kernelint.model.dsl import triton
 

@@ -30,12 +30,12 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kernelint.model.calls import signature_argument
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.bounds import INF, Range, Symbols
 from kernelint.model.index.symexpr import Poly
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.core.reaching import reaching_definitions
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.project import shapes
-from kernelint.model.reaching import value_at
+from kernelint.model.core.reaching import value_at
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext, Launch

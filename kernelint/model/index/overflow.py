@@ -25,8 +25,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernelint.model import intwidth
-from kernelint.model.dataflow import reaches
+from kernelint.model.index import intwidth
+from kernelint.model.core.dataflow import reaches
 from kernelint.model.index.access import kernel_index
 from kernelint.model.index.launch import bind, launch_sites
 from kernelint.model.index import symexpr as sx

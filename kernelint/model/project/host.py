@@ -17,9 +17,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kernelint.model.calls import argument, argument_passed
-from kernelint.model.dtype_names import torch_dtype
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.core.calls import argument, argument_passed
+from kernelint.model.core.dtype_names import torch_dtype
+from kernelint.model.core.reaching import reaching_definitions
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -326,8 +326,8 @@ def loaded_dtypes(view: "ProjectView", ctx: "FileContext", kernel: "Kernel", exp
     """The dtypes of the host tensors whose elements kernel value ``expr`` is loaded from: each
     ``tl.load`` feeding it, its pointer's base parameters, and what every launch passes for them.
     Incomplete when a load's base cannot be read or some launch cannot be followed."""
-    from kernelint.model.masks import loads_feeding
-    from kernelint.model.memory import base_parameters
+    from kernelint.model.index.masks import loads_feeding
+    from kernelint.model.triton.memory import base_parameters
 
     loads = loads_feeding(ctx, expr)
     if not loads:

@@ -18,8 +18,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernelint.model.names import BLOCK_FIELDS as _BLOCK_FIELDS
-from kernelint.model.names import attribute_chain
+from kernelint.model.core.names import BLOCK_FIELDS as _BLOCK_FIELDS
+from kernelint.model.core.names import attribute_chain
 from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes
 
 if TYPE_CHECKING:

@@ -28,11 +28,11 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernelint.model.calls import argument, argument_passed
+from kernelint.model.core.calls import argument, argument_passed
 from kernelint.model.dsl import triton
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
-from kernelint.model.reaching import reaching_definitions
+from kernelint.model.core.reaching import reaching_definitions
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext

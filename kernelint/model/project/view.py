@@ -25,10 +25,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from kernelint.model.calls import signature_argument
+from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import cutile
 from kernelint.model.kernels import Kernel
-from kernelint.model.names import attribute_chain
+from kernelint.model.core.names import attribute_chain
 from kernelint.model.launch import Launch
 from kernelint.model.project import modules as _modules
 from kernelint.model.project.index import index_of, project_root, runs_with_allocator, scope_names
@@ -189,7 +189,7 @@ class ProjectView:
     def where(self, node: ast.AST) -> str:
         """``line N`` for a node of the checked file, ``path:N`` for one of another module the
         view has parsed (so a message can point at a fact in another file)."""
-        from kernelint.model.walk import ancestors
+        from kernelint.model.core.walk import ancestors
 
         root = node
         for root in ancestors(node):

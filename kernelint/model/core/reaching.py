@@ -1,0 +1,120 @@
+"""Which bindings of a name may give one use of it its value (reaching definitions on
+structured code). Shared by the dtype inference and the rules that read "the value a name has
+here" (a ``grid`` rebound between two launches, a tensor view rebound before ``from_dlpack``)."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from kernelint.model.core.values import Definition
+from kernelint.model.core.walk import ancestors, parent
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+
+
+def reaching_definitions(ctx: "FileContext", use: ast.Name) -> list[Definition]:
+    """The bindings of ``use.id`` that may give ``use`` its value.
+
+    Within one function: the last binding that must run before ``use`` (an earlier statement of
+    an enclosing block), every binding after it that may run first (inside branches or loops),
+    and bindings later in a loop that encloses ``use`` (loop-carried). Bindings of an enclosing
+    scope (module constants) are returned as they are."""
+    definitions = ctx.definitions(use.id, use)
+    if not definitions or ctx.scope_of(definitions[0].node) is not ctx.scope_of(use):
+        return definitions
+    loops = ctx.loops_of(use)
+    before, carried, reaching = [], [], []
+    for definition in definitions:
+        if _binds_before(definition.node, use):
+            before.append(definition)
+        else:
+            loop = next((loop for loop in loops if _contains(loop, definition.node)), None)
+            if loop is not None:
+                carried.append((definition, loop))
+    dominator = None
+    for definition in sorted(before, key=lambda d: _position(d.node), reverse=True):
+        reaching.append(definition)
+        if _dominates(definition.node, use):
+            dominator = definition.node
+            break
+    # A binding later in a loop reaches the next iteration's use only if no binding that
+    # dominates the use runs in between, inside that same loop (``s = zeros(); s = f(s)``).
+    carried = [d for d, loop in carried if dominator is None or not _contains(loop, dominator)]
+    return carried + reaching
+
+
+def walk_value(ctx: "FileContext", expr: ast.AST, descend, max_depth: int, seen: set[int] | None = None) -> None:
+    """Visit every node ``expr``'s value is computed from, following each name to the bindings
+    that reach that use (``x += y`` to its right side) up to ``max_depth`` bindings deep, never
+    into lambdas. ``descend(node)`` sees each node once and returns whether to go below it: it
+    is where a caller records what it looks for and stops (at a load, a select, ...)."""
+    seen = set() if seen is None else seen
+    stack: list[tuple[ast.AST, int]] = [(expr, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen or depth > max_depth:
+            continue
+        seen.add(id(node))
+        if not descend(node):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            for definition in reaching_definitions(ctx, node):
+                binding = definition.node
+                value = binding.value if isinstance(binding, ast.AugAssign) else definition.value
+                if value is not None:
+                    stack.append((value, depth + 1))
+        elif not isinstance(node, ast.Lambda):
+            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return any(a is outer for a in ancestors(inner))
+
+
+def _binds_before(binding: ast.AST, use: ast.AST) -> bool:
+    """The binding happens earlier in the text than ``use`` is read. An assignment binds after
+    its right-hand side is evaluated, so ``x = f(x)`` does not reach its own ``x``."""
+    if _position(binding) >= _position(use):
+        return False
+    return not (isinstance(binding, _ASSIGNMENTS) and _contains(binding, use))
+
+
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
+
+
+def _dominates(binding: ast.AST, use: ast.AST) -> bool:
+    """True when ``binding`` certainly runs before ``use`` (structured code, no early exits)."""
+    if isinstance(binding, ast.arg):
+        return True
+    if isinstance(binding, (ast.For, ast.AsyncFor)):
+        return _contains(binding, use)
+    if not isinstance(binding, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return False
+    owner = parent(binding)
+    for ancestor in ancestors(use):
+        if parent(ancestor) is owner:
+            return _same_block(owner, binding, ancestor)
+    return False
+
+
+def _same_block(owner: ast.AST, first: ast.AST, second: ast.AST) -> bool:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(owner, field, None)
+        if isinstance(block, list) and any(s is first for s in block):
+            return any(s is second for s in block)
+    return False
+
+
+def value_at(ctx: "FileContext", use: ast.Name) -> ast.expr | None:
+    """The one expression ``use`` certainly holds: its single reaching binding, when that is a
+    plain assignment; None when several bindings may reach it or the binding is opaque (a ``def``,
+    a parameter, a loop variable)."""
+    reaching = reaching_definitions(ctx, use)
+    if len(reaching) != 1 or reaching[0].kind != "assign":
+        return None
+    return reaching[0].value

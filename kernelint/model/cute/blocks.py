@@ -1,0 +1,144 @@
+"""Run-time blocks of a CuTe DSL function, and the Python state that crosses them.
+
+The preprocessor rewrites each ``@cute.jit`` / ``@cute.kernel`` body: an ``if`` or ``while``
+whose test is not ``cutlass.const_expr(...)`` (from CuTe DSL 4.1.0) and a ``for`` over
+``range`` / ``cutlass.range`` become traced blocks (``scf.if``, ``scf.for``, ``scf.while``).
+Names carried across such a block must exist before it and keep their type: a name first bound
+inside the block is local to it (``NameError`` when read after it), and a Python container must
+keep its structure (a list that grows on one path fails with ``TYPE_UNSTABLE_JOIN``, a dict that
+gains a key with ``CONTAINER_STRUCTURE_CHANGED``, a set or a plain object cannot be carried at
+all). Measured with nvidia-cutlass-dsl 4.8.1 by compiling without a GPU
+(``benchmarks/cute_compile_only/python_state_across_dynamic_blocks.py``).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernelint.model.cute.static import is_const_expr, loop_kind
+from kernelint.model.core.walk import ancestors
+
+if TYPE_CHECKING:
+    from kernelint.model.context import FileContext
+
+#: Methods that change how many items a Python list, dict or set holds.
+GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+SHRINKING_METHODS = frozenset({"pop", "remove", "clear", "popitem", "discard"})
+_CONTAINER_CALLS = frozenset({"list", "dict", "set"})
+
+
+def is_dynamic_block(ctx: "FileContext", node: ast.AST, if_traced: bool = True) -> bool:
+    """``node`` runs as a traced block: a ``for`` over ``range``/``cutlass.range``, or (when
+    ``if_traced``: the target traces plain tests at run time) an ``if``/``while`` whose test is
+    not ``cutlass.const_expr(...)``."""
+    if isinstance(node, ast.For):
+        return loop_kind(node) == "dynamic"
+    if isinstance(node, (ast.If, ast.While)):
+        return if_traced and not is_const_expr(ctx, node.test)
+    return False
+
+
+def dynamic_blocks_around(ctx: "FileContext", node: ast.AST, function: ast.AST, if_traced: bool = True) -> list[ast.AST]:
+    """The run-time blocks of ``function`` whose body (or ``else``) holds ``node``, innermost
+    first; the test of an ``if``/``while`` and the iterable of a ``for`` are outside their block."""
+    found = []
+    child = node
+    for ancestor in ancestors(node):
+        if ancestor is function:
+            break
+        if is_dynamic_block(ctx, ancestor, if_traced) and _in_body(ancestor, child):
+            found.append(ancestor)
+        child = ancestor
+    return found
+
+
+def _in_body(block: ast.AST, child: ast.AST) -> bool:
+    return any(child is statement for statement in (*block.body, *block.orelse))
+
+
+@dataclass(frozen=True)
+class ContainerKind:
+    """What Python container a binding makes: ``kind`` is ``"list"``, ``"dict"`` or ``"set"``."""
+
+    kind: str
+    node: ast.AST
+
+
+def container_made_by(ctx: "FileContext", value: ast.expr | None) -> ContainerKind | None:
+    """The Python container ``value`` builds: a list, dict or set display or comprehension, or a
+    call of the builtin ``list``/``dict``/``set``. Tuples are immutable and never change shape."""
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return ContainerKind("list", value)
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return ContainerKind("dict", value)
+    if isinstance(value, (ast.Set, ast.SetComp)):
+        return ContainerKind("set", value)
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _CONTAINER_CALLS
+            and not ctx.definitions(value.func.id, value)):
+        return ContainerKind(value.func.id, value)
+    return None
+
+
+# --- register fragments indexed at run time ---------------------------------------------------
+
+#: Methods of a tiled MMA / its thread slice that return a register fragment.
+_FRAGMENT_METHODS = frozenset({
+    "make_fragment_A", "make_fragment_B", "make_fragment_C", "partition_fragment_A", "partition_fragment_B",
+    "partition_fragment_C",
+})
+def register_fragment_of(ctx: "FileContext", expr: ast.expr) -> ast.Call | None:
+    """The call that makes ``expr`` a register fragment (``cute.make_rmem_tensor``,
+    ``cute.make_fragment(_like)``, ``tiled_mma.make_fragment_A(...)``, ``partition_fragment_C``),
+    through a name every binding of which is such a call; None otherwise."""
+    from kernelint.model.core.calls import callee_name
+    from kernelint.model.dsl.cute import REGISTER_FRAGMENTS
+
+    if not isinstance(expr, ast.Name):
+        return None
+    definitions = ctx.definitions(expr.id, expr)
+    if not definitions:
+        return None
+    found = None
+    for definition in definitions:
+        value = definition.value
+        if not isinstance(value, ast.Call) or definition.kind != "assign":
+            return None
+        if ctx.call_name(value) not in REGISTER_FRAGMENTS and callee_name(value.func) not in _FRAGMENT_METHODS:
+            return None
+        found = found or value
+    return found
+
+
+def runtime_trip_count(ctx: "FileContext", loop: ast.For, function: ast.AST) -> ast.AST | None:
+    """For a ``range``/``cutlass.range`` loop, the run-time value its bounds are computed from: a
+    parameter of ``function`` annotated ``cutlass.Int32``-like (not ``Constexpr``). None when the
+    bounds are constants of the trace (literals, ``Constexpr`` parameters, configuration on
+    ``self``), which the compiler unrolls, and for bounds from a thread or block index, which
+    usually pass through ``% C`` or ``min`` and which the compiler was seen to bound and unroll
+    (``range(tidx % 8)`` over an 8-element fragment kept it in registers). ``unroll_full=True``
+    does not help a run-time count: such a loop still left the fragment in local memory."""
+    from kernelint.model.core.dataflow import reaches
+    from kernelint.model.dsl.cute import INT_WRAPPERS
+
+    if loop_kind(loop) != "dynamic":
+        return None
+    runtime_params = {
+        a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+        if a.annotation is not None and ctx.qualname(a.annotation) in INT_WRAPPERS - {"int"}
+    }
+
+    def runtime(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in runtime_params
+                and any(d.kind == "param" for d in ctx.definitions(node.id, node)))
+
+    def opaque(node: ast.AST) -> bool:
+        # a call (``cute.size(frag)``: a static size, whatever its argument was built from),
+        # a subscript or an attribute computes something else from what it reads
+        return isinstance(node, (ast.Call, ast.Subscript, ast.Attribute))
+
+    for bound in loop.iter.args:
+        found = reaches(ctx, bound, runtime, prune=opaque)
+        if found is not None:
+            return found
+    return None

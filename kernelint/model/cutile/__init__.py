@@ -1,0 +1,1 @@
+"""Analyses of cuTile kernels: tile code, tile shapes and dtypes, launch grids."""

@@ -1,0 +1,1 @@
+"""Analyses of Triton kernels: tiles, memory accesses, dtypes, autotuning, backends, shared memory."""
