@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 
 import kernelint
+from kernelint.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from kernelint.output import text as text_output
 from kernelint.terminal import shown
 
 FORMATS = ("text", "json", "sarif", "github")
 SEVERITY_ORDER = ("info", "warning", "error")
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class UsageError(Exception):

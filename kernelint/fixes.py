@@ -188,7 +188,7 @@ def fix_stdin(args, name: str, source: str, options) -> int:
     """Standard input: --fix writes the fixed buffer to stdout (what an editor's format-on-save
     wants) and the remaining findings to stderr; --show-fixes writes the diff. ``options`` is
     None for an excluded file, which passes through unchanged."""
-    from kernelint.cli import EXIT_CLEAN, EXIT_FINDINGS
+    from kernelint.exit_codes import EXIT_CLEAN, EXIT_FINDINGS
 
     if options is None:
         result = FileResult(name, source, source, [], 0, 0)

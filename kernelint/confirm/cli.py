@@ -65,7 +65,7 @@ def _from_report(report: Path, where: str | None) -> tuple[Path, int, str]:
 
 
 def run(args) -> int:
-    from kernelint.cli import EXIT_ERROR
+    from kernelint.exit_codes import EXIT_ERROR
 
     try:
         if args.report:
