@@ -109,9 +109,22 @@ def _prefix_start(text: str, i: int) -> int:
     return start
 
 
+def _blank(body: str) -> str:
+    """An f-string's body as spaces: as many as its UTF-8 bytes (``ast`` columns count bytes),
+    newlines kept, and a backslash kept before a newline (it continues a one-line string)."""
+    out = []
+    for index, char in enumerate(body):
+        if char in "\r\n" or (char == "\\" and body[index + 1:index + 2] in ("\n", "\r")):
+            out.append(char)
+        else:
+            out.append(" " * len(char.encode("utf-8", "surrogatepass")))
+    return "".join(out)
+
+
 def blanked(source: str) -> str | None:
     """``source`` with each f-string written as a plain string of spaces (newlines kept, so every
-    other token keeps its line and column); None when a string cannot be read to its end."""
+    other token keeps its line and its column in bytes); None when a string cannot be read to
+    its end."""
     out: list[str] = []
     i = 0
     while i < len(source):
@@ -132,9 +145,9 @@ def blanked(source: str) -> str | None:
         end = _string_end(source, match.end(), quote, "r" in prefix.lower(), formatted)
         if end is None or end == _UNFINISHED:
             return None
-        if formatted:
-            body = source[match.end():end - len(quote)]
-            out.append(" " * len(prefix) + quote + "".join(c if c == "\n" else " " for c in body) + quote)
+        if formatted:  # a plain-string prefix of the same length: the literal starts where it did
+            opening = ("U" if prefix == "F" else "u") + quote if len(prefix) == 1 else "r" + quote + " "
+            out.append(opening + _blank(source[match.end():end - len(quote)]) + quote)
         else:
             out.append(source[i:end])
         i = end

@@ -2,6 +2,7 @@
 test here failed before its fix."""
 from __future__ import annotations
 
+import ast
 import json
 import os
 import resource
@@ -198,11 +199,15 @@ def test_a_valid_python_3_12_file_is_analysed_or_said_not_analysed_at_info_never
 def test_blanked_f_strings_keep_every_other_token_in_place():
     from kernelint.fstrings import blanked
 
-    source = 'x = f"{", ".join(n)}"  # f"{"\nr = r"\\"" + rf"{n!r}"\nt = """\nf"{x"\n"""\n'
+    source = 'x = f"{", ".join(n)}"  # f"{"\nr = r"\\"" + rf"{n!r}"\nt = """\nf"{x"\n"""\ne = f"é{n}"; y = 1\n'
     text = blanked(source)
-    assert [len(line) for line in text.split("\n")] == [len(line) for line in source.split("\n")]
-    assert text.split("\n")[0] == 'x =  "' + " " * 14 + '"  # f"{"'  # the comment is left as it is
+    assert [len(line.encode()) for line in text.split("\n")] == [len(line.encode()) for line in source.split("\n")]
+    lines = text.split("\n")
+    assert lines[0] == 'x = u"' + " " * 14 + '"  # f"{"'  # a plain literal where the f-string was; comment kept
+    assert lines[1] == 'r = r"\\"" + r"      "'
     assert 't = """\nf"{x"\n"""' in text  # a plain string is left as it is
+    assert lines[5] == 'e = u"     "; y = 1'  # é is two bytes: y keeps its byte column, as ast counts
+    assert ast.parse(text).body[-1].col_offset == len('e = f"é{n}"; '.encode())
     assert blanked('x = f"{a"\n') is None
 
 
