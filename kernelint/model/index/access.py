@@ -150,7 +150,7 @@ class _Evaluator:
             left, right = self.value(expr.left, depth + 1), self.value(expr.right, depth + 1)
             if left is None or right is None:
                 return None
-            return _binop(expr.op, left, right)
+            return sx.from_operator(expr.op, left, right)
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
             inner = self.value(expr.operand, depth + 1)
             return -inner if inner is not None else None
@@ -178,7 +178,7 @@ class _Evaluator:
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             before = self.value(node.target, depth + 1)
             step = self.value(node.value, depth + 1)
-            return _binop(node.op, before, step) if before is not None and step is not None else None
+            return sx.from_operator(node.op, before, step) if before is not None and step is not None else None
         if definition.kind == "loop" and isinstance(node, ast.For):
             return self._loop(node, name)
         if definition.kind == "assign" and definition.value is not None:
@@ -366,22 +366,6 @@ class _Evaluator:
 
 def _in_product(value: Poly, name: str) -> bool:
     return any(name in m and len(m) > 1 for m, _ in value.terms)
-
-
-def _binop(op: ast.operator, left: Poly, right: Poly) -> Poly | None:
-    if isinstance(op, ast.Add):
-        return left + right
-    if isinstance(op, ast.Sub):
-        return left - right
-    if isinstance(op, ast.Mult):
-        return left * right
-    if isinstance(op, ast.FloorDiv):
-        return sx.floordiv(left, right)
-    if isinstance(op, ast.Mod):
-        return sx.mod(left, right)
-    if isinstance(op, ast.LShift) and right.is_const and 0 <= right.constant < 64:
-        return left * (1 << right.constant)
-    return None
 
 
 def _is_none(node: ast.AST) -> bool:

@@ -19,6 +19,8 @@ No solver and no sympy (design note section 2.3: microseconds per check).
 """
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass
 
 Monomial = tuple[str, ...]
@@ -323,3 +325,25 @@ def render(a: Poly, label=None) -> str:
         parts.append(f"{sign} {body}")
     text = " ".join(parts)
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def from_operator(op: ast.operator, left: Poly, right: Poly) -> Poly | None:
+    """``left <op> right`` for a Python arithmetic operator, or None for one the algebra does not
+    model. ``(a + b - 1) // b`` with a run-time ``b`` is the ceiling division it spells."""
+    if isinstance(op, ast.Add):
+        return left + right
+    if isinstance(op, ast.Sub):
+        return left - right
+    if isinstance(op, ast.Mult):
+        return left * right
+    if isinstance(op, ast.FloorDiv):
+        if not right.is_const:
+            numerator = left - right + 1
+            if not (numerator.symbols() & right.symbols()):
+                return cdiv(numerator, right)
+        return floordiv(left, right)
+    if isinstance(op, ast.Mod):
+        return mod(left, right)
+    if isinstance(op, ast.LShift) and right.is_const and 0 <= right.constant < 64:
+        return left * (1 << right.constant)
+    return None

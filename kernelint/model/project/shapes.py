@@ -184,24 +184,7 @@ class _Follow:
         left, right = self.size(ctx, expr.left, frames), self.size(ctx, expr.right, frames)
         if left is None or right is None:
             return None
-        op = expr.op
-        if isinstance(op, ast.Add):
-            return left + right
-        if isinstance(op, ast.Sub):
-            return left - right
-        if isinstance(op, ast.Mult):
-            return left * right
-        if isinstance(op, ast.FloorDiv):
-            if not right.is_const:  # (a + b - 1) // b with a runtime b is a ceiling division
-                numerator = left - right + 1
-                if not (numerator.symbols() & right.symbols()):
-                    return sx.cdiv(numerator, right)
-            return sx.floordiv(left, right)
-        if isinstance(op, ast.Mod):
-            return sx.mod(left, right)
-        if isinstance(op, ast.LShift) and right.is_const and 0 <= right.constant < 64:
-            return left * (1 << right.constant)
-        return None
+        return sx.from_operator(expr.op, left, right)
 
     def _name_size(self, ctx, name: ast.Name, frames: int) -> Poly | None:
         definitions = ctx.definitions(name.id, name)
