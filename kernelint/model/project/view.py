@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from kernelint.model.core.calls import signature_argument
+from kernelint.model.core.names import attribute_chain
+from kernelint.model.core.walk import ancestors
 from kernelint.model.dsl import cutile
 from kernelint.model.kernels import Kernel
-from kernelint.model.core.names import attribute_chain
 from kernelint.model.launch import Launch
 from kernelint.model.project import modules as _modules
 from kernelint.model.project.index import index_of, project_root, runs_with_allocator, scope_names
@@ -74,6 +75,7 @@ class ProjectView:
         self.module_name = own.name if own is not None else None
         self._own_aliases: dict[str, str] | None = None
         self._contexts: dict[str, "FileContext"] = {}
+        self._names_of_contexts: dict[int, str] = {}
         self._loaded: dict[str, _modules.Module | None] = {}
         self._absolute: dict[tuple[int, int], str | None] = {}
         self._launch_forms: dict[tuple[int, str], list[Launch]] = {}
@@ -181,16 +183,12 @@ class ProjectView:
         return dotted
 
     def _module_of_ctx(self, ctx: "FileContext") -> _modules.Module | None:
-        for name, known in self._contexts.items():
-            if known is ctx:
-                return self.module(name)
-        return None
+        name = self._module_name_of(ctx)
+        return self.module(name) if name is not None else None
 
     def where(self, node: ast.AST) -> str:
         """``line N`` for a node of the checked file, ``path:N`` for one of another module the
         view has parsed (so a message can point at a fact in another file)."""
-        from kernelint.model.core.walk import ancestors
-
         root = node
         for root in ancestors(node):
             pass
@@ -211,12 +209,13 @@ class ProjectView:
             return None
         ctx = module.context(type(self.ctx))
         self._contexts[module_name] = ctx
+        self._names_of_contexts[id(ctx)] = module_name
         return ctx
 
     def _module_name_of(self, ctx: "FileContext") -> str | None:
         if ctx is self.ctx:
             return self.module_name
-        return next((name for name, known in self._contexts.items() if known is ctx), None)
+        return self._names_of_contexts.get(id(ctx))
 
     def _candidates(self, module_name: str) -> list[str]:
         """The module itself, its importers, and the importers of packages that re-export it."""
