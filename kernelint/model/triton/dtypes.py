@@ -273,10 +273,7 @@ def _element_type_of_parameter(ctx: "FileContext", kernel, dtype: ast.expr) -> t
     parameter = dtype.value.value.id
     if parameter not in {p.arg for p in kernel.params}:
         return None
-    try:
-        host = parameter_dtypes(ctx.project, kernel, ctx, parameter)
-    except RecursionError:  # the host model on ``x = x.contiguous()`` rebindings (issue 19)
-        return None
+    host = parameter_dtypes(ctx.project, kernel, ctx, parameter)
     if not host.complete or len(host.known) != 1:
         return None
     (torch_name, where), = host.known.items()

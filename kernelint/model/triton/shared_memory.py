@@ -190,12 +190,7 @@ def _tile_elements(ctx: "FileContext", load: ast.Call, env: dict[str, int]) -> i
 def _element_bytes(ctx: "FileContext", kernel: "Kernel", load: ast.Call) -> tuple[int, bool]:
     """(bytes, known): the smallest element of the host tensors the project passes for the
     tile's base pointer, or the least any operand has when they are not all known."""
-    try:
-        host = loaded_dtypes(ctx.project, ctx, kernel, load)
-    except RecursionError:
-        # The host model can recurse past Python's limit on a self-rebinding such as
-        # ``x = x.contiguous()`` (reported to issue 19); the size is then not known.
-        return _LEAST_ELEMENT_BYTES, False
+    host = loaded_dtypes(ctx.project, ctx, kernel, load)
     if host.complete and host.known:
         bits = [triton.BITS.get(triton.TORCH_TO_TRITON.get(name, "")) for name in host.known]
         if all(b is not None for b in bits):
