@@ -9,7 +9,7 @@ from typing import Iterable, Iterator
 from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import cutile, triton
 from kernelint.model.kernels import Kernel, config_dict_keys, find_kernel
-from kernelint.model.launch import Launch
+from kernelint.model.launch import Launch, launched_kernel_expr
 from kernelint.model.core.names import ImportTable
 from kernelint.model.core.reaching import reaching_definitions
 from kernelint.model.core.values import BINDING_NODES, Definition, bindings, fold_int
@@ -408,9 +408,10 @@ class FileContext:
             func = call.func
             keywords = {k.arg: k.value for k in call.keywords if k.arg}
             if isinstance(func, ast.Subscript):
-                kernel = self._kernel_for(func.value)
+                kernel_expr = launched_kernel_expr(self, func.value)
+                kernel = self._kernel_for(kernel_expr)
                 if kernel is not None:
-                    launches.append(Launch(call, "subscript", func.value, kernel, func.slice, list(call.args), keywords))
+                    launches.append(Launch(call, "subscript", kernel_expr, kernel, func.slice, list(call.args), keywords))
             elif self.qualname(func) == cutile.LAUNCH:
                 signature = cutile.SIGNATURES[cutile.LAUNCH]
                 kernel_expr = signature_argument(call, signature, "kernel")

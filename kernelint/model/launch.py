@@ -5,10 +5,20 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernelint.model.dsl import triton
 from kernelint.model.kernels import Kernel
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
+
+
+def launched_kernel_expr(ctx: "FileContext", expr: ast.expr) -> ast.expr:
+    """The kernel ``k[grid](...)`` launches: ``expr`` itself, or ``k`` of
+    ``torch.library.wrap_triton(k)[grid](...)``."""
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
+            and ctx.qualname(expr.func) in triton.KERNEL_WRAPPERS:
+        return expr.args[0]
+    return expr
 
 
 @dataclass

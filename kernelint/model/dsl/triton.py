@@ -28,6 +28,9 @@ CDIV = "triton.cdiv"
 #: Ceiling division on the host (``triton.cdiv``) and in a kernel (``tl.cdiv``).
 CDIVS = frozenset({CDIV, "triton.language.cdiv"})
 SET_ALLOCATOR = "triton.set_allocator"
+#: Calls that hand a kernel to ``torch.compile`` as it is: ``wrap_triton(k)[grid](...)`` launches ``k``.
+KERNEL_WRAPPERS = frozenset({"torch.library.wrap_triton", "torch.library.capture_triton",
+                             "torch._library.triton.wrap_triton", "torch._library.triton.capture_triton"})
 HOST_TENSOR_DESCRIPTOR = "triton.tools.tensor_descriptor.TensorDescriptor"
 
 KERNEL_DECORATORS = frozenset({JIT, AUTOTUNE, HEURISTICS})

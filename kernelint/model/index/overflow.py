@@ -110,10 +110,10 @@ def _first_overflow(index, bounds, product: intwidth.WideningProduct, pointers: 
                 continue
             condition = _leading_term(reach) if reach is not None else None
             if condition is None or ".stride(" in condition:
-                condition = shapes.render(numel)
+                condition = shapes.render(_whole_rows(numel))
             argument = bound.site.launch.bound_arguments().get(pointer)
             return Overflow(product, pointer, ast.unparse(argument) if argument is not None else pointer,
-                            "(" + ", ".join(shapes.render(d) if d is not None else "?" for d in tensor.shape) + ")",
+                            "(" + ", ".join(_dimension_text(d) for d in tensor.shape) + ")",
                             shapes.render(numel), shapes.render(reach) if reach is not None else None,
                             bound.site.where, max(len(g) for g in shapes.factor_groups(numel)), condition)
     return None
@@ -125,7 +125,41 @@ def _leading_term(poly: Poly) -> str | None:
     if not terms:
         return None
     monomial = max(terms, key=lambda t: len(t[0]))[0]
-    return shapes.render(sx.from_table({monomial: 1}))
+    return shapes.render(_whole_rows(sx.from_table({monomial: 1})))
+
+
+def _whole_rows(poly: Poly) -> Poly:
+    """``poly`` with each ``(n // d) × d`` read as ``n``, for the message: the rows of
+    ``x.view(-1, N)`` times ``N`` are all of ``x`` (at most ``n``, short by less than ``d``)."""
+    table: dict = {}
+    for monomial, coefficient in poly.terms:
+        rest = list(monomial)
+        for name in monomial:
+            atom = sx.atom_of(name)
+            if atom is None or atom.op != "floordiv" or name not in rest or len(atom.args[1].terms) != 1:
+                continue
+            divisor, factor = atom.args[1].terms[0]
+            if factor != 1 or not divisor or any(rest.count(d) < divisor.count(d) for d in set(divisor)):
+                continue
+            rest.remove(name)
+            for d in divisor:
+                rest.remove(d)
+            for term, c in atom.args[0].terms:
+                key = tuple(sorted([*rest, *term]))
+                table[key] = table.get(key, 0) + coefficient * c
+            break
+        else:
+            table[monomial] = table.get(monomial, 0) + coefficient
+    return sx.from_table(table)
+
+
+def _dimension_text(dim: Poly | None) -> str:
+    if dim is None:
+        return "?"
+    text = shapes.render(dim)
+    # a lone x.numel() // N is bracketed for a product; a dimension of its own needs no brackets
+    return text[1:-1] if len(dim.terms) == 1 and dim.terms[0][1] == 1 and len(dim.terms[0][0]) == 1 \
+        and text.startswith("(") and text.endswith(")") else text
 
 
 def _activation_sized(tensor: shapes.Tensor, numel: Poly) -> bool:

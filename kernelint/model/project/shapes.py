@@ -49,6 +49,8 @@ _FRAMES = 2
 _BUDGET = 600
 #: Callers read for one parameter before it is left opaque.
 _MAX_CALLERS = 8
+#: Bindings of a tensor name read before it is left unknown (they must all give one shape).
+_MAX_REACHING = 3
 
 _ALLOCATORS = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn", "torch.randint",
                          "torch.full"})
@@ -91,6 +93,9 @@ class Tensor:
     where: str
     #: The element count when the shape is not known (``x.numel()`` of a parameter).
     count: Poly | None = None
+    #: The strides when they are known without being the contiguous ones (a piece of
+    #: ``xy.chunk(2, dim=-1)`` keeps ``xy``'s).
+    strides: tuple[Poly | None, ...] | None = None
 
     def numel(self) -> Poly | None:
         if self.count is not None:
@@ -103,6 +108,9 @@ class Tensor:
         return total
 
     def stride(self, axis: int) -> Poly | None:
+        if self.strides is not None and len(self.strides) == len(self.shape) \
+                and -len(self.shape) <= axis < len(self.shape):
+            return self.strides[axis]
         if not self.contiguous or not -len(self.shape) <= axis < len(self.shape):
             return None
         total = sx.ONE
@@ -129,9 +137,11 @@ def label(name: str) -> str:
     if found is not None:
         return found.label
     atom = sx.atom_of(name)
+    if atom is not None and atom.op == "floordiv":  # x.numel() // N: the rows of a reshape(-1, N)
+        return f"({sx.render(atom.args[0], label)} // {sx.render(atom.args[1], label)})"
     if atom is not None:
         inner = ", ".join(sx.render(a, label) for a in atom.args)
-        return {"np2": f"next_power_of_2({inner})", "floordiv": f"floordiv({inner})"}.get(atom.op, f"{atom.op}({inner})")
+        return {"np2": f"next_power_of_2({inner})"}.get(atom.op, f"{atom.op}({inner})")
     return name
 
 
@@ -217,8 +227,11 @@ class _Follow:
             return None
         names = node.targets[0].elts
         index = next((i for i, e in enumerate(names) if isinstance(e, ast.Name) and e.id == name), None)
-        if index is None or any(isinstance(e, ast.Starred) for e in names[:index + 1]):
+        if index is None:
             return None
+        starred = [i for i, e in enumerate(names) if isinstance(e, ast.Starred)]
+        if starred:
+            return self._unpacked_after_star(ctx, node, name, index, starred, frames)
         value = node.value
         if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Starred):
             # B, T, H, K, V = *k.shape, v.shape[-1]
@@ -246,6 +259,22 @@ class _Follow:
         whole = value is node.value or (isinstance(node.value, ast.Subscript) and node.value.slice.upper is None)
         return _symbol(ctx, node, name, DATA if index == 0 else DIM, f"#{index}",
                        last=whole and index == len(names) - 1)
+
+    def _unpacked_after_star(self, ctx, node: ast.Assign, name: str, index: int, starred: list[int],
+                             frames: int) -> Poly | None:
+        """``*batch, N = x.shape``: a name after the one starred target is a dimension counted
+        from the end (``N`` is ``x.shape[-1]``, the feature dimension); one before it, from the
+        start. The starred names themselves are lists of sizes, not a size."""
+        names = node.targets[0].elts
+        source = _shape_source(node.value)
+        if source is None or len(starred) != 1 or index == starred[0]:
+            return None
+        axis = index if index < starred[0] else index - len(names)
+        tensor = self.tensor(ctx, source, frames)
+        if tensor is not None and tensor.shape and -len(tensor.shape) <= axis < len(tensor.shape) \
+                and tensor.shape[axis] is not None:
+            return tensor.shape[axis]
+        return _symbol(ctx, node, name, DATA if axis == 0 else DIM, f"#{axis}", last=axis == -1)
 
     def _parameter_size(self, ctx, parameter: ast.arg, frames: int) -> Poly | None:
         bound = self.bound.get(id(parameter))
@@ -408,9 +437,18 @@ class _Follow:
 
     def _name_tensor(self, ctx, name: ast.Name, frames: int) -> Tensor | None:
         reaching = reaching_definitions(ctx, name) or ctx.definitions(name.id, name)
-        if len(reaching) != 1:
+        if not reaching or len(reaching) > _MAX_REACHING:
             return None
-        definition = reaching[0]
+        found = [self._definition_tensor(ctx, name, definition, frames) for definition in reaching]
+        if len(found) == 1 or any(t is None for t in found):
+            return found[0] if len(found) == 1 else None
+        # ``if x.stride(-1) != 1: x = x.contiguous()``: one shape whichever binding reaches
+        if any(t.shape != found[0].shape or t.count is not found[0].count for t in found[1:]):
+            return None
+        strides = found[0].strides if all(t.strides == found[0].strides for t in found) else None
+        return Tensor(found[0].shape, all(t.contiguous for t in found), found[0].where, found[0].count, strides)
+
+    def _definition_tensor(self, ctx, name: ast.Name, definition, frames: int) -> Tensor | None:
         node = definition.node
         if isinstance(node, ast.arg):
             bound = self.bound.get(id(node))
@@ -419,7 +457,43 @@ class _Follow:
             return self._parameter_tensor(ctx, node)
         if definition.kind == "assign" and definition.value is not None and definition.value is not name:
             return self.tensor(ctx, definition.value, frames)
+        if isinstance(node, ast.Assign) and definition.value is None:
+            return self._unpacked_tensor(ctx, node, name.id, frames)
         return None
+
+    def _unpacked_tensor(self, ctx, node: ast.Assign, name: str, frames: int) -> Tensor | None:
+        """``x, y = xy.chunk(2, dim=-1)`` (or ``torch.chunk``, ``.split(size, dim)``): the piece
+        ``name`` takes. Each piece is at most ``cdiv(size, chunks)`` (or ``size``) along the split
+        dimension and keeps the others; it is contiguous only when split along the first."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                or not isinstance(node.value, ast.Call):
+            return None
+        names = node.targets[0].elts
+        if any(isinstance(e, ast.Starred) for e in names) or not any(
+                isinstance(e, ast.Name) and e.id == name for e in names):
+            return None
+        call = node.value
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.attr not in ("chunk", "split"):
+            return None
+        if ctx.call_name(call) == "torch.chunk":
+            source, pieces, dim = argument(call, "input", 0), argument(call, "chunks", 1), argument(call, "dim", 2)
+        elif ctx.call_name(call) is None or not ctx.call_name(call).startswith("torch."):
+            size_name = "chunks" if func.attr == "chunk" else "split_size"
+            source, pieces, dim = func.value, argument(call, size_name, 0), argument(call, "dim", 1)
+        else:
+            return None
+        inner = self.tensor(ctx, source, frames)
+        amount = ctx.resolve_int(pieces) if pieces is not None else None
+        axis = ctx.resolve_int(dim) if dim is not None else 0
+        if inner is None or amount is None or amount <= 0 or axis is None \
+                or not -len(inner.shape) <= axis < len(inner.shape) or inner.shape[axis] is None:
+            return None
+        shape = list(inner.shape)
+        shape[axis] = sx.cdiv(shape[axis], sx.const(amount)) if func.attr == "chunk" else sx.const(amount)
+        contiguous = inner.contiguous and axis % len(shape) == 0
+        strides = None if contiguous else tuple(inner.stride(i) for i in range(len(shape)))
+        return Tensor(tuple(shape), contiguous, f"{ctx.path}:{node.lineno}", strides=strides)
 
     def _parameter_tensor(self, ctx, parameter: ast.arg) -> Tensor | None:
         """A tensor parameter whose function unpacks its whole shape (``B, T, H = q.shape``)."""
@@ -439,8 +513,10 @@ class _Follow:
             source = _shape_source(value)
             if not (isinstance(source, ast.Name) and source.id == parameter.arg):
                 continue
-            if not names or any(isinstance(e, ast.Starred) for e in names):
+            if not names:
                 return None
+            if any(isinstance(e, ast.Starred) for e in names):
+                break  # *batch, N = x.shape: the rank is not known, the element count still is
             shape = tuple(
                 _symbol(ctx, node, e.id if isinstance(e, ast.Name) else f"{parameter.arg}.shape[{i}]",
                         DATA if i == 0 else DIM, f"#{i}", last=i == len(names) - 1)
@@ -526,8 +602,8 @@ class _Follow:
         if inner is None:
             return None
         if method in _SAME_SHAPE:
-            contiguous = inner.contiguous or method in ("contiguous", "clone")
-            return Tensor(inner.shape, contiguous, where, inner.count)
+            made = method in ("contiguous", "clone")
+            return Tensor(inner.shape, inner.contiguous or made, where, inner.count, None if made else inner.strides)
         if method in ("view", "reshape") and call.args:
             sizes = self._sizes(ctx, call, frames)
             if sizes is None:

@@ -30,7 +30,7 @@ from kernelint.model.core.names import attribute_chain
 from kernelint.model.core.walk import ancestors
 from kernelint.model.dsl import cutile
 from kernelint.model.kernels import Kernel
-from kernelint.model.launch import Launch
+from kernelint.model.launch import Launch, launched_kernel_expr
 from kernelint.model.project import modules as _modules
 from kernelint.model.project.index import index_of, project_root, runs_with_allocator, scope_names
 
@@ -333,7 +333,8 @@ def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
         func = call.func
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         if dsl == "triton" and isinstance(func, ast.Subscript):
-            yield Launch(call, "subscript", func.value, None, func.slice, list(call.args), keywords)
+            yield Launch(call, "subscript", launched_kernel_expr(ctx, func.value), None, func.slice, list(call.args),
+                         keywords)
         elif dsl == "cutile" and ctx.qualname(func) == cutile.LAUNCH:
             signature = cutile.SIGNATURES[cutile.LAUNCH]
             kernel_expr = signature_argument(call, signature, "kernel")
