@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from kernelint.model.context import FileContext
-from kernelint.model.project.host import dtypes_of
+from kernelint.model.project.host import addresses_of, dtypes_of
 
 
 def _returned(source: str, function: str):
@@ -134,3 +134,107 @@ def test_an_attribute_no_method_assigns_is_unknown():
                 return self.weight
     """, "weight_of")
     assert found.unknown
+
+
+def _returned_addresses(source: str, function: str):
+    source = textwrap.dedent(source)
+    ctx = FileContext("snippet.py", source, ast.parse(source), ())
+    node = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+    value = next(n.value for n in ast.walk(node) if isinstance(n, ast.Return))
+    return addresses_of(ctx.project, ctx, value)
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ("groups[i]", {"float16"}),
+    ("[g.float() for g in groups][0]", {"float32"}),
+    ("next(iter(groups))", None),
+    ("(groups[0], w)[1]", {"bfloat16"}),
+    ("[a for a in groups] + [w]", {"float16", "bfloat16"}),
+    ("pair[0]", {"float16", "bfloat16"}),
+    ("picked", {"float16"}),
+    ("zipped", {"bfloat16"}),
+    ("grown[0]", {"float16", "int8"}),
+    ("empty[0]", None),
+])
+def test_an_element_of_a_list_has_the_dtypes_of_the_elements(expression, expected):
+    found = _returned(f"""
+        import torch
+        def make(n, i):
+            groups = [torch.empty(n, dtype=torch.float16) for _ in range(4)]
+            w = torch.empty(n, dtype=torch.bfloat16)
+            pair = [groups[0], w]
+            for picked in groups:
+                pass
+            for g, zipped in zip(groups, [w, w]):
+                pass
+            grown = []
+            grown.append(groups[0])
+            grown += [torch.zeros(n, dtype=torch.int8)]
+            empty = []
+            return {expression}
+    """, "make")
+    if expected is None:
+        assert not found.complete
+    else:
+        assert found.complete and set(found.known) == expected, found
+
+
+def test_renamed_mixes_the_comprehension_variable_and_the_function_variable():
+    # ``a`` inside the comprehension is its own variable: the function's ``a`` (bf16) reaches only
+    # the ``else`` branch, the comprehension's (fp16) the other.
+    found = _returned("""
+        import torch
+        def make(n):
+            groups = [torch.empty(n, dtype=torch.float16)]
+            a = torch.empty(n, dtype=torch.bfloat16)
+            return [a for a in groups][0] if n else a
+    """, "make")
+    assert found.complete and set(found.known) == {"float16", "bfloat16"}
+
+
+@pytest.mark.parametrize("table, expected", [
+    ("torch.tensor([a.data_ptr() for a in group_a], device=device)", {"float16"}),
+    ("torch.tensor(addrs, dtype=torch.int64).cuda()", {"float16", "float32"}),
+    ("torch.tensor([x.data_ptr() for _, x in enumerate(group_a)] + [out.data_ptr()])", {"float16", "float32"}),
+    ("out.data_ptr()", {"float32"}),
+    ("torch.tensor([0] + [a.data_ptr() for a in group_a])", None),
+    ("torch.tensor([a.stride(0) for a in group_a])", None),
+    ("torch.tensor(addrs).to(torch.float32)", None),
+])
+def test_the_tensors_an_address_table_points_into(table, expected):
+    found = _returned_addresses(f"""
+        import torch
+        def tables(n, device):
+            group_a = [torch.randn(n, n, dtype=torch.float16) for _ in range(3)]
+            out = torch.empty(n, dtype=torch.float32)
+            addrs = []
+            for a in group_a:
+                addrs.append(a.data_ptr())
+            addrs.append(out.data_ptr())
+            return {table}
+    """, "tables")
+    if expected is None:
+        assert not found.complete
+    else:
+        assert found.complete and set(found.known) == expected, found
+
+
+def test_an_address_table_follows_the_wrapper_callers():
+    found = _returned_addresses("""
+        import torch
+        def table(group):
+            return torch.tensor([g.data_ptr() for g in group])
+        def caller(n):
+            return table([torch.empty(n, dtype=torch.bfloat16)])
+        def runner():
+            return table(group)
+    """, "runner")
+    assert not found.complete  # the module-level ``group`` is not followed
+    found = _returned_addresses("""
+        import torch
+        def table(group):
+            return torch.tensor([g.data_ptr() for g in group])
+        def caller(n):
+            return table([torch.empty(n, dtype=torch.bfloat16), torch.empty(n, dtype=torch.bfloat16)])
+    """, "caller")
+    assert found.complete and set(found.known) == {"bfloat16"}

@@ -8,7 +8,11 @@ from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
 from kernelint.model.core import dataflow
+from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.index.masks import loads_feeding
+from kernelint.model.project.host import DTypes, addressed_dtypes
 from kernelint.model.triton.dtypes import conversion_target, triton_dtype
+from kernelint.model.triton.memory import base_parameters
 from kernelint.rules import Report, Rule
 
 #: Element types a kernel is commonly written to serve several of. fp8 formats are left out:
@@ -41,6 +45,15 @@ byte buffer (`(workspace + offset).to(tl.pointer_type(tl.float32))` where `works
 `uint8`): there the kernel lays out its own workspace. Both forms came from real code
 (flashinfer's quantized all-reduce, torchao's mxfp8 all-to-all) where a report would be false.
 
+The addresses are followed into the host code of the whole project: the pointer table (or the
+address parameter) at every launch of the kernel, in whichever module launches it, to the
+tensors whose `data_ptr()` fill it (`torch.tensor([a.data_ptr() for a in group])`, a list grown
+with `append`), and those tensors to where they are made, through the wrappers' callers. When
+every launch points the cast at tensors of exactly its element type, the cast is what the project
+passes and the rule stays silent; when some launch passes tensors of another dtype, the finding
+names that dtype and where it is fixed. Where the host cannot be read to the end, the rule reports
+the hardcoded type as before, naming no dtype.
+
 ## Why is this bad?
 Pointer arithmetic advances by the element size of the pointer's type, and loads reinterpret the
 bytes as that type. When the tensors behind the table are not that dtype, every load and store
@@ -72,7 +85,8 @@ the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and retur
 """
 
     def check(self, node, ctx):
-        if ctx.kernel_of(node, "triton") is None:
+        kernel = ctx.kernel_of(node, "triton")
+        if kernel is None:
             return
         target = conversion_target(ctx, node)
         if target is None or _reinterprets_a_byte_buffer(ctx, node):
@@ -81,10 +95,57 @@ the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and retur
             if ctx.is_call(value, triton.POINTER_TYPE) and value.args:
                 element = triton_dtype(ctx, value.args[0])
                 if element in _GENERIC_FLOATS:
-                    yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`: tensors of "
-                                       f"any other dtype are read and written at the wrong addresses; take "
-                                       f"the type from a DTYPE constexpr")
+                    host = _pointed_to_dtypes(ctx, kernel, node)
+                    if host is not None and host.only({element}):
+                        return  # every launch in the project points it at tensors of exactly that type
+                    other = sorted((name, where) for name, where in (host.known.items() if host else ())
+                                   if name != element)
+                    if other:
+                        name, where = other[0]
+                        yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`, but it "
+                                           f"points into {name} tensors ({where}): they are read and written "
+                                           f"at the wrong addresses; take the type from a DTYPE constexpr")
+                    else:
+                        yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`: tensors of "
+                                           f"any other dtype are read and written at the wrong addresses; take "
+                                           f"the type from a DTYPE constexpr")
                     return
+
+
+def _converted(conversion: ast.Call) -> ast.expr | None:
+    """The value a pointer conversion converts: ``x`` in ``x.to(...)`` and ``tl.cast(x, ...)``."""
+    func = conversion.func
+    if isinstance(func, ast.Attribute) and func.attr == "to":
+        return func.value
+    return conversion.args[0] if conversion.args else None
+
+
+def _pointed_to_dtypes(ctx, kernel, conversion: ast.Call) -> DTypes | None:
+    """The dtypes of the host tensors the converted address points into, at every launch in the
+    project: an address loaded from a pointer table parameter (``tl.load(a_ptrs + g)``) or taken
+    as a parameter itself, each followed to what the host puts there (``x.data_ptr()``, a table
+    of them). None when the address comes from anything else."""
+    source = _converted(conversion)
+    if source is None:
+        return None
+    parameters: set[str] = set()
+    for load in loads_feeding(ctx, source):
+        pointer = load.args[0] if load.args else None
+        bases = base_parameters(ctx, kernel, pointer) if pointer is not None else frozenset()
+        if not bases:
+            return None
+        parameters |= bases
+    if not parameters and isinstance(source, ast.Name):
+        definitions = reaching_definitions(ctx, source)
+        if len(definitions) == 1 and isinstance(definitions[0].node, ast.arg) \
+                and any(definitions[0].node is p for p in kernel.params):
+            parameters.add(source.id)
+    if not parameters:
+        return None
+    found = DTypes()
+    for parameter in sorted(parameters):
+        found.add(addressed_dtypes(ctx.project, kernel, ctx, parameter))
+    return found
 
 
 def _reinterprets_a_byte_buffer(ctx, conversion: ast.Call) -> bool:

@@ -48,11 +48,19 @@ _KEEPING_METHODS = frozenset({
     "expand", "expand_as", "narrow", "select", "clone", "detach", "cuda", "cpu", "view_as", "reshape_as",
     "as_strided", "repeat", "movedim", "swapaxes", "pin_memory", "requires_grad_", "__getitem__", "T", "mT",
     "data", "squeeze_", "unsqueeze_", "zero_", "fill_", "copy_",
+    # pieces of the tensor, read as their elements (``for t in x.unbind(0)``)
+    "split", "chunk", "unbind", "tensor_split",
 })
 _FIXED_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64",
                   "int": "int32", "long": "int64", "short": "int16", "bool": "bool", "byte": "uint8", "char": "int8"}
 _NEW_METHODS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"})
 _DEVICE_KEYWORDS = frozenset({"device", "non_blocking", "copy", "memory_format"})
+#: Calls that make a host tensor of the integers they are given (an address table).
+_TABLE_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray", "torch.LongTensor",
+                                 "torch.stack", "torch.cat", "torch.concat", "torch.concatenate"})
+#: Methods of a table that keep the integers it holds.
+_TABLE_KEEPING_METHODS = frozenset({"to", "cuda", "contiguous", "long", "clone", "pin_memory", "view", "reshape",
+                                    "flatten", "__getitem__"})
 
 
 @dataclass
@@ -108,35 +116,91 @@ class _Follow:
                 return self._instance_attribute(ctx, expr, frames)
             return self.of(ctx, expr.value, frames) if expr.attr in _KEEPING_METHODS else _unknown()
         if isinstance(expr, ast.Subscript):
-            return self.of(ctx, expr.value, frames)
+            return self.of(ctx, _picked(expr), frames)
         if isinstance(expr, ast.IfExp):
             found = self.of(ctx, expr.body, frames)
             found.add(self.of(ctx, expr.orelse, frames))
             return found
         if isinstance(expr, ast.Call):
             return self._call(ctx, expr, frames)
+        return self._elements(ctx, expr, frames, self.of)
+
+    def _elements(self, ctx: "FileContext", expr: ast.AST, frames: int, evaluate) -> DTypes:
+        """A list, tuple or set of tensors, or a comprehension making one, stands for its
+        elements (``groups[i]``, ``for a in groups``): what ``evaluate`` gives for each. An
+        empty display says nothing by itself (``ptrs = []`` grown by ``append``)."""
+        if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+            if not expr.elts:
+                return _unknown()
+            found = DTypes()
+            for element in expr.elts:
+                found.add(evaluate(ctx, element.value if isinstance(element, ast.Starred) else element, frames))
+            return found
+        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return evaluate(ctx, expr.elt, frames)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) \
+                and any(isinstance(side, _LIST_DISPLAYS) for side in (expr.left, expr.right)):
+            found = evaluate(ctx, expr.left, frames)  # list concatenation
+            found.add(evaluate(ctx, expr.right, frames))
+            return found
         return _unknown()
 
-    def _name(self, ctx: "FileContext", name: ast.Name, frames: int) -> DTypes:
+    def _name(self, ctx: "FileContext", name: ast.Name, frames: int, evaluate=None) -> DTypes:
+        evaluate = evaluate or self.of
+        comprehension_target = _comprehension_binding(ctx, name)
+        if comprehension_target is not None:
+            iterated = _iterated(ctx, comprehension_target, name.id)
+            return evaluate(ctx, iterated, frames) if iterated is not None else _unknown()
         definitions = reaching_definitions(ctx, name)
         if not definitions:
             return _unknown()
         found = DTypes()
         for definition in definitions:
             node = definition.node
-            key = (id(node), id(self.bound.get(id(node), (None, None))[1]))
+            key = (id(node), id(self.bound.get(id(node), (None, None))[1]), id(evaluate.__func__))
             if key in self.visiting:  # a binding reached again (``x = x.contiguous()`` in a loop)
                 continue
             self.visiting.add(key)
             try:
                 if isinstance(node, ast.arg):
-                    found.add(self._parameter(ctx, node, frames))
+                    found.add(self._parameter(ctx, node, frames, evaluate))
+                elif definition.kind == "augassign":
+                    found.add(self._augmented_list(ctx, name, node, frames, evaluate))
+                elif definition.kind in ("loop", "opaque") and _iterated(ctx, node, name.id) is not None:
+                    found.add(evaluate(ctx, _iterated(ctx, node, name.id), frames))
                 elif definition.value is not None and definition.value is not name:
-                    found.add(self.of(ctx, definition.value, frames))
+                    value = definition.value
+                    if isinstance(value, (ast.List, ast.Tuple)) and definition.kind == "assign":
+                        found.add(self._grown(ctx, name, value, frames, evaluate))
+                    else:
+                        found.add(evaluate(ctx, value, frames))
                 else:
                     found.add(_unknown())
             finally:
                 self.visiting.discard(key)
+        return found
+
+    def _augmented_list(self, ctx: "FileContext", name: ast.Name, node: ast.AugAssign, frames: int,
+                        evaluate) -> DTypes:
+        """``xs += [...]`` on a name bound to a list display in the same scope: the grown list
+        (its display and every addition); anything else augmented is unknown."""
+        displays = [d.value for d in ctx.definitions(name.id, name)
+                    if d.kind == "assign" and isinstance(d.value, ast.List)]
+        if not isinstance(node.op, ast.Add) or len(displays) != 1:
+            return _unknown()
+        return self._grown(ctx, name, displays[0], frames, evaluate)
+
+    def _grown(self, ctx: "FileContext", name: ast.Name, display: ast.List | ast.Tuple, frames: int,
+               evaluate) -> DTypes:
+        """A name bound to a list display: its elements and what ``append``/``extend``/``+=``
+        add to the name in its scope (``extend`` and ``+=`` add the elements of their argument,
+        which ``evaluate`` reads as elements)."""
+        added = [*display.elts, *ctx.list_growth(name)] if isinstance(display, ast.List) else list(display.elts)
+        if not added:
+            return _unknown()
+        found = DTypes()
+        for element in added:
+            found.add(evaluate(ctx, element.value if isinstance(element, ast.Starred) else element, frames))
         return found
 
     def _parameter(self, ctx: "FileContext", parameter: ast.arg, frames: int, evaluate=None) -> DTypes:
@@ -181,6 +245,39 @@ class _Follow:
         for value in values:
             found.add(self.of(ctx, value, frames))
         return found
+
+    def addresses(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> DTypes:
+        """The dtypes of the tensors whose addresses host value ``expr`` holds: ``t.data_ptr()``,
+        and tables of them (``torch.tensor([a.data_ptr() for a in group])``, a list grown with
+        ``ptrs.append(a.data_ptr())``), through names, parameters and project functions as
+        ``of`` goes. Any other integer (a literal, an offset added to an address) is unknown."""
+        if expr is None or self.budget <= 0:
+            return _unknown()
+        self.budget -= 1
+        if isinstance(expr, ast.Name):
+            return self._name(ctx, expr, frames, self.addresses)
+        if isinstance(expr, ast.Subscript):
+            return self.addresses(ctx, _picked(expr), frames)
+        if isinstance(expr, ast.IfExp):
+            found = self.addresses(ctx, expr.body, frames)
+            found.add(self.addresses(ctx, expr.orelse, frames))
+            return found
+        if not isinstance(expr, ast.Call):
+            return self._elements(ctx, expr, frames, self.addresses)
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr == "data_ptr" and not expr.args and not expr.keywords:
+            return self.of(ctx, func.value, frames)
+        name = ctx.call_name(expr)
+        if name in _TABLE_CONSTRUCTORS:
+            data = expr.args[0] if expr.args else argument(expr, "data") or argument(expr, "tensors")
+            return self.addresses(ctx, data, frames)
+        if isinstance(func, ast.Attribute) and name is None:
+            if func.attr in _TABLE_KEEPING_METHODS and not any(torch_dtype(ctx, a) not in (None, "int64")
+                                                               for a in [*expr.args, argument(expr, "dtype")]
+                                                               if a is not None):
+                return self.addresses(ctx, func.value, frames)
+            return _unknown()
+        return self._returned(ctx, expr, frames, self.addresses)
 
     def _dtype_argument(self, ctx: "FileContext", expr: ast.expr | None, frames: int) -> DTypes:
         """What a ``dtype=`` argument names: a literal, ``x.dtype``, or a name bound to one."""
@@ -269,9 +366,10 @@ class _Follow:
         ) and all(k.arg in _DEVICE_KEYWORDS for k in call.keywords)
         return self.of(ctx, func.value, frames) if device_only else _unknown()
 
-    def _returned(self, ctx: "FileContext", call: ast.Call, frames: int) -> DTypes:
-        """A call of a project function: the dtypes of what it returns, its parameters bound to
-        this call's arguments."""
+    def _returned(self, ctx: "FileContext", call: ast.Call, frames: int, evaluate=None) -> DTypes:
+        """A call of a project function: what ``evaluate`` (by default the dtypes) gives for
+        what it returns, its parameters bound to this call's arguments."""
+        evaluate = evaluate or self.of
         if frames <= 0 or not isinstance(call.func, (ast.Name, ast.Attribute)):
             return _unknown()
         functions = ctx.local_functions_called(call) if isinstance(call.func, ast.Name) else []
@@ -298,10 +396,78 @@ class _Follow:
         try:
             found = DTypes()
             for value in returns:
-                found.add(self.of(target_ctx, value, frames - 1))
+                found.add(evaluate(target_ctx, value, frames - 1))
             return found
         finally:
             self.bound = saved
+
+
+def _picked(subscript: ast.Subscript) -> ast.expr:
+    """``(a, b)[0]``: the element a constant index picks from a display; any other subscript
+    stands for the value it indexes (an element of a list, a slice or element of a tensor)."""
+    value, index = subscript.value, subscript.slice
+    if (isinstance(value, (ast.Tuple, ast.List)) and isinstance(index, ast.Constant)
+            and type(index.value) is int and not any(isinstance(e, ast.Starred) for e in value.elts)
+            and -len(value.elts) <= index.value < len(value.elts)):
+        return value.elts[index.value]
+    return value
+
+
+def _iterated(ctx: "FileContext", binding: ast.AST, name: str) -> ast.expr | None:
+    """What the loop variable ``name`` bound by ``binding`` (a ``for`` statement, or the target of
+    a comprehension) takes its values from: ``groups`` for ``for a in groups``, ``for i, a in
+    enumerate(groups)`` and the first place of ``for a, b in zip(groups, others)``."""
+    if isinstance(binding, (ast.For, ast.AsyncFor)):
+        return _element_source(ctx, binding.target, binding.iter, name)
+    comprehension = ctx.parent(binding)
+    if isinstance(comprehension, ast.comprehension) and comprehension.target is binding:
+        return _element_source(ctx, binding, comprehension.iter, name)
+    return None
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_LIST_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp)
+
+
+def _comprehension_binding(ctx: "FileContext", name: ast.Name) -> ast.expr | None:
+    """The target of the innermost comprehension around ``name`` that binds it (the use reads
+    that comprehension's variable, whatever the enclosing function binds to the same name)."""
+    child = name
+    for ancestor in ctx.ancestors(name):
+        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
+            return None
+        if isinstance(ancestor, _COMPREHENSIONS):
+            generators = ancestor.generators
+            for index in range(len(generators) - 1, -1, -1):
+                generator = generators[index]
+                if index == 0 and child is generator:
+                    # the first iterable is read in the enclosing scope
+                    if any(n is name for n in ast.walk(generator.iter)):
+                        break
+                if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(generator.target)):
+                    return generator.target
+        child = ancestor
+    return None
+
+
+def _element_source(ctx: "FileContext", target: ast.expr, iterable: ast.expr, name: str) -> ast.expr | None:
+    if isinstance(target, ast.Name):
+        return iterable if target.id == name else None
+    if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(iterable, ast.Call) \
+            or not isinstance(iterable.func, ast.Name) or iterable.keywords \
+            or any(isinstance(a, ast.Starred) for a in iterable.args) \
+            or ctx.definitions(iterable.func.id, iterable):  # a project's own zip/enumerate
+        return None
+    if iterable.func.id == "enumerate" and len(iterable.args) == 1 and len(target.elts) == 2:
+        sources = [None, iterable.args[0]]
+    elif iterable.func.id == "zip" and len(iterable.args) == len(target.elts):
+        sources = iterable.args
+    else:
+        return None
+    for element, source in zip(target.elts, sources):
+        if source is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(element)):
+            return _element_source(ctx, element, source, name)
+    return None
 
 
 def dtypes_of(view: "ProjectView", ctx: "FileContext", expr: ast.expr) -> DTypes:
@@ -319,6 +485,27 @@ def parameter_dtypes(view: "ProjectView", kernel: "Kernel", kernel_ctx: "FileCon
     for site in sites:
         passed = site.launch.bound_arguments().get(parameter)
         found.add(dtypes_of(view, site.ctx, passed) if passed is not None else _unknown())
+    return found
+
+
+def addresses_of(view: "ProjectView", ctx: "FileContext", expr: ast.expr) -> DTypes:
+    """The dtypes of the tensors whose addresses host expression ``expr`` holds (``x.data_ptr()``
+    or a table of such addresses)."""
+    return _Follow(view).addresses(ctx, expr, _FRAMES)
+
+
+def addressed_dtypes(view: "ProjectView", kernel: "Kernel", kernel_ctx: "FileContext", parameter: str) -> DTypes:
+    """The dtypes of the tensors whose addresses the project's launches pass in ``parameter`` of
+    ``kernel``: one address (``x.data_ptr()``) or a table of them (the int64 pointer tables of
+    grouped GEMM and MoE kernels). Incomplete when a launch passes anything else, or none is
+    found."""
+    sites = view.launches_of(kernel, kernel_ctx)
+    if not sites:
+        return _unknown()
+    found = DTypes()
+    for site in sites:
+        passed = site.launch.bound_arguments().get(parameter)
+        found.add(addresses_of(view, site.ctx, passed) if passed is not None else _unknown())
     return found
 
 
