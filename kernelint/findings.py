@@ -125,11 +125,15 @@ class Finding:
 
 
 def related_note(related: tuple[Site, ...], path: str) -> str:
-    """`` (and 2 more: lines 40, 52)``: the other sites of a finding's cause, in words; a site in
-    another file is named with its path. Empty when there are none."""
+    """`` (and 2 more: lines 40, 52)``: the other sites of a finding's cause, in words; where one
+    is in another file, each is named with its place (`` (and 2 more: line 40, ops/bwd.py:7)``).
+    Empty when there are none."""
     if not related:
         return ""
-    places = [f"{site.line}" if site.path == path else f"{site.path}:{site.line}" for site in related[:5]]
+    shown = related[:5]
     more = ", ..." if len(related) > 5 else ""
-    word = "line" if len(related) == 1 else "lines"
-    return f" (and {len(related)} more: {word} {', '.join(places)}{more})"
+    if all(site.path == path for site in shown):
+        word = "line" if len(related) == 1 else "lines"
+        return f" (and {len(related)} more: {word} {', '.join(str(site.line) for site in shown)}{more})"
+    places = [f"line {site.line}" if site.path == path else f"{site.path}:{site.line}" for site in shown]
+    return f" (and {len(related)} more: {', '.join(places)}{more})"

@@ -181,7 +181,10 @@ def fix_files(groups: dict, args) -> tuple[list[Finding], int]:
                 with open(path, "w", encoding=encoding, newline="") as handle:
                     handle.write(result.fixed)
     _summary(results, wrote=not args.show_fixes)
-    return sorted(findings), sum(1 for r in results if r.fixed != r.original)
+    from kernelint.grouping import group_across_files
+    from kernelint.model.project.index import project_root
+
+    return group_across_files(findings, project_root), sum(1 for r in results if r.fixed != r.original)
 
 
 def fix_stdin(args, name: str, source: str, options) -> int:

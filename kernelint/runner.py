@@ -25,6 +25,7 @@ from kernelint.versions import targets_for_settings
 from kernelint.config import Settings, codes_for_file, selected_codes
 from kernelint.engine import INTERNAL_ERROR, Options, check_file, check_source, decode
 from kernelint.findings import Finding
+from kernelint.grouping import group_across_files
 from kernelint.model.project import facts
 from kernelint.model.project import index as project_index
 from kernelint.reading import Unreadable, read_bytes
@@ -311,7 +312,9 @@ def _run(jobs_to_run: list[_Job], jobs: int) -> list[_Result]:
 
 def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool = True) -> list[Finding]:
     """Findings of every file, each group under its own settings, sorted. One worker pool and
-    one cache for the whole run, however many configs the files fall under."""
+    one cache for the whole run, however many configs the files fall under. A cause whose sites
+    are in several files (``grouping.project_cause``) is one finding, folded here once every
+    file's findings are in, from the cache or a worker alike."""
     rules = all_rules()
     project_index.look_again()
     work: list[tuple[str, Options]] = []
@@ -324,7 +327,7 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
         )
     if not use_cache:
         results = _run([(path, options, None) for path, options in work], jobs)
-        return sorted(f for _, batch, _ in results for f in batch)
+        return group_across_files([f for _, batch, _ in results for f in batch], _project_of())
 
     cache = Cache(cache_directory(), facts.current)
     keys: dict[Options, str] = {}
@@ -348,4 +351,17 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
             cache.put(path, file_digest, batch, reads)
         findings.extend(batch)
     cache.save()
-    return sorted(findings)
+    return group_across_files(findings, _project_of())
+
+
+def _project_of():
+    """path -> the project root it belongs to (``None`` outside any), one look per folder."""
+    roots: dict[str, object] = {}
+
+    def project_of(path: str):
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in roots:
+            roots[folder] = project_index.project_root(path)
+        return roots[folder]
+
+    return project_of

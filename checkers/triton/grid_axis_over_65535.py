@@ -6,6 +6,7 @@ import ast
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Confidence, Severity
+from kernelint.grouping import project_cause
 from kernelint.model.index import grid
 from kernelint.model.project import shapes
 from kernelint.rules import Because, Report, Rule
@@ -107,21 +108,26 @@ not catch it.
                         if found is None:
                             continue
                         reported.add(id(axis.node))
-                        yield Report(axis.node, _message(launch, axis, found), cause=_cause(found),
+                        yield Report(axis.node, _message(launch, axis, found), cause=_cause(ctx, found),
                                      facts=(Because(f"grid axis {axis.axis} of `{launch.kernel.name}` = "
                                                     f"`{short(axis.node, 60)}`", axis.node),
-                                            *_facts(found),
+                                            *_facts(ctx, found),
                                             Because(f"fails when {found.condition()}; nothing in the "
                                                     "launching function compares a value with 65535")))
 
 
-def _cause(found: grid.Breach) -> str:
-    """The product that passes the limit: a file's launches that put the same product of host
-    sizes on a narrow axis are one cause (mamba's `ssd_chunk_scan.py` puts `batch * nchunks` on
-    axis 1 in eleven launches; fla's `chunk_gla_fwd_intra_gk` launches four kernels on
-    `(NK, NT, B * H)`): the decision to flatten it onto axis 0 is one for the file's kernels."""
+def _cause(ctx, found: grid.Breach) -> str:
+    """The product that passes the limit, and the files its sizes are read in: launches that put
+    the same product of the same reads on a narrow axis are one cause, in one file or several
+    (mamba's `ssd_chunk_scan.py` puts `batch * nchunks` on axis 1 in eleven launches; fla's
+    `chunk_gla_fwd_intra_gk` launches four kernels on `(NK, NT, B * H)`; a wrapper module that
+    reads `B, H` and calls launchers in two modules): the decision to flatten it onto axis 0 is
+    one. Sizes read in different files are different causes, so two modules that each read
+    their own `B * H` stay two findings."""
     kind = "read from the data" if found.data_dependent else "input sizes"
-    return f"axis {'0' if found.axis == 0 else '1/2'}, {kind}: {' × '.join(sorted(found.factors))}"
+    what = f"axis {'0' if found.axis == 0 else '1/2'}, {kind}: {' × '.join(sorted(found.factors))}"
+    files = sorted({ctx.project.display_path(where.rpartition(":")[0]) for _, where in found.sources})
+    return project_cause(", ".join(files), what) if files and all(files) else what
 
 
 def _message(launch, axis, found: grid.Breach) -> str:
@@ -133,9 +139,14 @@ def _message(launch, axis, found: grid.Breach) -> str:
             f"put it on axis 0")
 
 
-def _facts(found: grid.Breach) -> tuple[Because, ...]:
-    """Where each host size of the breach is read."""
-    return tuple(Because(f"`{label}` is read at {where}", None) for label, where in found.sources)
+def _facts(ctx, found: grid.Breach) -> tuple[Because, ...]:
+    """Where each host size of the breach is read (the path relative to the project root)."""
+    return tuple(Because(f"`{label}` is read at {_shown(ctx, where)}", None) for label, where in found.sources)
+
+
+def _shown(ctx, where: str) -> str:
+    path, _, line = where.rpartition(":")
+    return f"{ctx.project.display_path(path)}:{line}" if path else where
 
 
 def _checks_limit(ctx, node: ast.AST) -> bool:
