@@ -7,6 +7,7 @@ import ast
 from kernelint.findings import Severity
 from kernelint.model.dsl import triton
 from kernelint.model.core.dtype_names import torch_dtype, torch_dtype_named, triton_dtype
+from kernelint.model.project.dtype_tables import uses_of_table
 from kernelint.rules import Report, Rule
 
 
@@ -35,6 +36,14 @@ mostly other types is a compute-type table (`{torch.float16: tl.float32, torch.b
 tl.float32}` picks the accumulator) and is left alone. Same-width integer containers
 (`torch.float8_e4m3fn: tl.uint8`, `torch.bool: tl.int8`) hold the bits unchanged and are not
 reported.
+
+The table's lookups are followed through the project: `T[x.dtype]` and `T.get(...)` in its own
+module and in the modules that import it, calls of the function an `if` chain returns from, to
+the kernel launch whose constexpr receives the type. A kernel that makes it a pointer's element
+type or bitcasts to it is named in the finding (with the dtypes of the tensors looked up, where
+the host shows them). When every lookup reaches kernels that only convert values to the type
+(`x.to(ROUND)`, `tl.zeros(..., dtype=ACC)`), the table picks a compute or rounding type on purpose
+and is not reported; where a lookup cannot be followed, it is reported as before.
 
 ## Why is this bad?
 Such tables choose the element type of pointers built from raw addresses
@@ -75,6 +84,7 @@ TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.flo
                 mapped.append((source, target, where))
         if sum(triton.TORCH_TO_TRITON[s] == t for s, t, _ in mapped) < 2:
             return
+        wrong = []
         for source, target, where in mapped:
             exact = triton.TORCH_TO_TRITON[source]
             if target == exact:
@@ -85,9 +95,19 @@ TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.flo
                 why = f"`torch.{source}` bits as another format"
             else:
                 continue
+            wrong.append((source, target, exact, why, where))
+        if not wrong:
+            return
+        uses = uses_of_table(ctx, node)
+        if uses.values_only:
+            return  # every kernel it reaches converts values to the type: a compute-type table
+        for source, target, exact, why, where in wrong:
+            pointer = f", where {uses.pointers[0]}" if uses.pointers else ""
+            reached = uses.keys.known.get(source)
+            trigger = f", and `torch.{source}` tensors are looked up ({reached})" if reached else ""
             yield Report(
                 where,
-                f"this dtype table maps `torch.{source}` to `tl.{target}`, which reads {why}: "
+                f"this dtype table maps `torch.{source}` to `tl.{target}`, which reads {why}{pointer}{trigger}: "
                 f"use `tl.{exact}`",
             )
 

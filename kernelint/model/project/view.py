@@ -291,6 +291,24 @@ class ProjectView:
                     found.append(Site(launch.node, ctx, launch=launch))
         return found
 
+    def references_to(self, name: str, ctx: "FileContext | None" = None) -> list[tuple[ast.expr, "FileContext"]]:
+        """The names and attributes in the modules that import the file of ``ctx`` that denote
+        its top-level ``name`` (``from m import T; T[d]``, ``m.T``), with their file models."""
+        ctx = ctx or self.ctx
+        module_name = self._module_name_of(ctx)
+        if module_name is None:
+            return []
+        target, found = f"{module_name}.{name}", []
+        for other_name in self._candidates(module_name):
+            other = self.context_of(other_name)
+            if other is None or other is ctx:
+                continue
+            for node in [*other.nodes(ast.Name), *other.nodes(ast.Attribute)]:
+                if (node.id if isinstance(node, ast.Name) else node.attr) == name \
+                        and isinstance(node.ctx, ast.Load) and self.absolute(other, node) == target:
+                    found.append((node, other))
+        return found
+
     def callers_of(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
                    ctx: "FileContext | None" = None) -> list[Site]:
         """The calls in the project that may call ``function`` (of the file of ``ctx``): by
