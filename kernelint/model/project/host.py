@@ -17,9 +17,10 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kernelint.model.core.calls import argument, argument_passed
+from kernelint.model.core.calls import argument
 from kernelint.model.core.dtype_names import torch_dtype
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.project.follow import ValueFollower
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -91,14 +92,14 @@ def _unknown() -> DTypes:
 
 
 
-class _Follow:
+class _Follow(ValueFollower):
+    """The dtype evaluators (tensors, ``dtype=`` values, address tables) over the shared
+    follower of parameters and calls."""
+
     def __init__(self, view: "ProjectView"):
-        self.view = view
-        self.budget = _BUDGET
-        #: id(parameter) -> (file model, expression) bound by the call being evaluated.
-        self.bound: dict[int, tuple["FileContext", ast.expr]] = {}
+        super().__init__(view, _BUDGET)
         #: Bindings being evaluated now: a cycle through them adds nothing.
-        self.visiting: set[tuple[int, int]] = set()
+        self.visiting: set[tuple[int, int, int]] = set()
 
     def _known(self, name: str | None, ctx: "FileContext", node: ast.AST) -> DTypes:
         if name is None:
@@ -106,9 +107,8 @@ class _Follow:
         return DTypes({name: f"{self.view.display_path(ctx.path)}:{getattr(node, 'lineno', 1)}"})
 
     def of(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> DTypes:
-        if expr is None or self.budget <= 0:
+        if expr is None or not self.spend():
             return _unknown()
-        self.budget -= 1
         if isinstance(expr, ast.Name):
             return self._name(ctx, expr, frames)
         if isinstance(expr, ast.Attribute):
@@ -207,23 +207,7 @@ class _Follow:
         """What a host function's parameter holds: what the call being evaluated binds it to
         (its default included), else what every caller passes, ``frames`` callers up;
         ``evaluate`` reads the passed expression (a tensor by default, or a ``dtype=`` value)."""
-        evaluate = evaluate or self.of
-        bound = self.bound.get(id(parameter))
-        if bound is not None:
-            return evaluate(bound[0], bound[1], frames)
-        function = ctx.parent(ctx.parent(parameter))
-        if frames <= 0 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                or ctx.kernel_of(parameter) is not None:
-            return _unknown()
-        sites = self.view.callers_of(function, ctx)
-        if not sites:
-            return _unknown()
-        found = DTypes()
-        for site in sites:
-            passed, is_default = argument_passed(function, parameter, site.node, site.shift)
-            found.add(evaluate(ctx if is_default else site.ctx, passed, frames - 1)
-                      if passed is not None else _unknown())
-        return found
+        return _union(self.parameter(ctx, parameter, frames, evaluate or self.of))
 
     def _instance_attribute(self, ctx: "FileContext", attribute: ast.Attribute, frames: int) -> DTypes:
         """``self.w``: what the methods of the enclosing class assign to ``self.w`` (a buffer made
@@ -251,9 +235,8 @@ class _Follow:
         and tables of them (``torch.tensor([a.data_ptr() for a in group])``, a list grown with
         ``ptrs.append(a.data_ptr())``), through names, parameters and project functions as
         ``of`` goes. Any other integer (a literal, an offset added to an address) is unknown."""
-        if expr is None or self.budget <= 0:
+        if expr is None or not self.spend():
             return _unknown()
-        self.budget -= 1
         if isinstance(expr, ast.Name):
             return self._name(ctx, expr, frames, self.addresses)
         if isinstance(expr, ast.Subscript):
@@ -369,37 +352,17 @@ class _Follow:
     def _returned(self, ctx: "FileContext", call: ast.Call, frames: int, evaluate=None) -> DTypes:
         """A call of a project function: what ``evaluate`` (by default the dtypes) gives for
         what it returns, its parameters bound to this call's arguments."""
-        evaluate = evaluate or self.of
-        if frames <= 0 or not isinstance(call.func, (ast.Name, ast.Attribute)):
-            return _unknown()
-        functions = ctx.local_functions_called(call) if isinstance(call.func, ast.Name) else []
-        target_ctx = ctx
-        if not functions:
-            dotted = self.view.absolute(ctx, call.func)
-            resolved = self.view.function_named(dotted) if dotted else None
-            if resolved is None:
-                return _unknown()
-            functions, target_ctx = [resolved[0]], resolved[1]
-        if len(functions) != 1:
-            return _unknown()
-        function = functions[0]
-        returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
-                   and target_ctx.function_of(n) is function]
-        if not returns:
-            return _unknown()
-        saved = dict(self.bound)
-        params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
-        for param in params:
-            passed, is_default = argument_passed(function, param, call, 0)
-            if passed is not None:
-                self.bound[id(param)] = (target_ctx if is_default else ctx, passed)
-        try:
-            found = DTypes()
-            for value in returns:
-                found.add(evaluate(target_ctx, value, frames - 1))
-            return found
-        finally:
-            self.bound = saved
+        return _union(self.returned(ctx, call, frames, evaluate or self.of))
+
+
+def _union(answers: "list[DTypes | None] | None") -> DTypes:
+    """The dtypes any of ``answers`` gives; incomplete where one is missing or none was read."""
+    if answers is None:
+        return _unknown()
+    found = DTypes()
+    for answer in answers:
+        found.add(answer if answer is not None else _unknown())
+    return found
 
 
 def _picked(subscript: ast.Subscript) -> ast.expr:
