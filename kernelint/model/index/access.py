@@ -116,6 +116,17 @@ def kernel_index(ctx: "FileContext", kernel: "Kernel") -> KernelIndex:
 
 
 class _Evaluator:
+    #: Whether a name bound before a loop and stepped in it (``p += BLOCK``, ``p = tl.advance(p,
+    #: ...)``) is read (``carried.py``); the base index leaves it unknown.
+    reads_carried = False
+
+    def carried(self, name: ast.Name, definitions: list, depth: int) -> Poly | None:
+        return None
+
+    def carried_block(self, name: ast.Name, definitions: list) -> tuple[ast.expr, ast.expr, Poly] | None:
+        """``(start, step, iteration)`` of a block pointer advanced once per loop iteration."""
+        return None
+
     def __init__(self, ctx: "FileContext", kernel: "Kernel"):
         self.ctx = ctx
         self.kernel = kernel
@@ -164,6 +175,8 @@ class _Evaluator:
         ctx = self.ctx
         definitions = reaching_definitions(ctx, name)
         if len(definitions) != 1:
+            if len(definitions) == 2 and self.reads_carried:
+                return self.carried(name, definitions, depth)
             resolved = ctx.resolve_int(name)
             return sx.const(resolved) if resolved is not None else None
         definition = definitions[0]
@@ -383,8 +396,8 @@ def _int_tuple(ctx: "FileContext", expr: ast.AST | None) -> tuple[int, ...] | No
     return values if None not in values else None
 
 
-def _build(ctx: "FileContext", kernel: "Kernel") -> KernelIndex:
-    evaluator = _Evaluator(ctx, kernel)
+def _build(ctx: "FileContext", kernel: "Kernel", evaluator_class: type = None) -> KernelIndex:
+    evaluator = (evaluator_class or _Evaluator)(ctx, kernel)
     calls = _own_calls(ctx, kernel.node)
     # parameters used as bases of block pointers and descriptors are pointers
     for call in calls:
@@ -438,16 +451,23 @@ def _access(ctx: "FileContext", evaluator: _Evaluator, call: ast.Call) -> Access
 
 def _block_of(ctx: "FileContext", evaluator: _Evaluator, expr: ast.AST | None) -> BlockPointer | None:
     """The block pointer or descriptor ``expr`` holds (through names and ``tl.advance``)."""
-    advance = []
+    advance: list[tuple[ast.expr | None, Poly]] = []
     for _ in range(8):
         if isinstance(expr, ast.Name):
             definitions = reaching_definitions(ctx, expr)
+            if len(definitions) == 2 and evaluator.reads_carried:
+                carried = evaluator.carried_block(expr, definitions)
+                if carried is None:
+                    return None
+                expr, step, iteration = carried
+                advance.append((step, iteration))
+                continue
             if len(definitions) != 1 or definitions[0].kind != "assign" or definitions[0].value is None:
                 return None
             expr = definitions[0].value
             continue
         if isinstance(expr, ast.Call) and ctx.call_name(expr) == triton.ADVANCE:
-            advance.append(signature_argument(expr, triton.SIGNATURES[triton.ADVANCE], "offsets"))
+            advance.append((signature_argument(expr, triton.SIGNATURES[triton.ADVANCE], "offsets"), sx.ONE))
             expr = signature_argument(expr, triton.SIGNATURES[triton.ADVANCE], "base")
             continue
         break
@@ -467,11 +487,11 @@ def _block_of(ctx: "FileContext", evaluator: _Evaluator, expr: ast.AST | None) -
         return tuple(evaluator.value(e) for e in value.elts)
 
     offsets = polys("offsets") if name == triton.MAKE_BLOCK_PTR else ()
-    for step in advance:
+    for step, times in advance:
         if not isinstance(step, (ast.Tuple, ast.List)) or len(step.elts) != len(offsets):
             offsets = tuple(None for _ in offsets)
             break
-        offsets = tuple(o + s if o is not None and s is not None else None
+        offsets = tuple(o + s * times if o is not None and s is not None else None
                         for o, s in zip(offsets, (evaluator.value(e) for e in step.elts)))
     return BlockPointer(expr, pointer, polys("shape"), polys("strides"), offsets, polys("block_shape"),
                         descriptor=name == triton.MAKE_TENSOR_DESCRIPTOR)

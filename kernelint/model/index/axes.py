@@ -73,7 +73,14 @@ def axis_indices(bound: "Bound", access: Access) -> tuple[AxisIndex, ...] | None
     if access.pointer is None or access.offset is None:
         return None
     tensor = bound.tensors.get(access.pointer)
-    if tensor is None or len(tensor.shape) < 2 or any(d is None for d in tensor.shape):
+    if tensor is None:
+        return None
+    if len(tensor.shape) < 2:  # one dimension, or an element count: the offset is the index
+        extent = tensor.numel()
+        if extent is None or any(_scaled(m) for m, _ in access.offset.terms):
+            return None
+        return (AxisIndex(0, access.offset, extent),)
+    if any(d is None for d in tensor.shape):
         return None
     rank = len(tensor.shape)
     strides: dict[str, int] = {}
