@@ -8,7 +8,9 @@ import math
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
 from kernelint.model.core import dataflow
-from kernelint.model.triton import memory
+from kernelint.model.index import access
+from kernelint.model.index import symexpr as sx
+from kernelint.model.index.access import Access
 from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Because, Report, Rule
@@ -115,29 +117,105 @@ def _row_broadcast(node: ast.AST) -> bool:
             and node.slice.elts[1].value is None)
 
 
-def _only_flagged_rows_and_dropped(ctx, kernel, fill: ast.Call, exp_call: ast.Call) -> bool:
-    """The memory the mask reads is a per-row flag (``valid_row[:, None]``: padding tokens), so it
-    empties whole rows or none, and every store of a value computed from the exps is masked by
-    that same flag: the NaN rows are the padding rows, and they never reach memory."""
-    cond = fill.args[0]
+def _row_flag_loads(ctx, cond: ast.AST) -> list[ast.Call] | None:
+    """The loads of the per-row flags ``cond`` reads (``valid_row[:, None]``: padding tokens), when
+    those are all the memory it reads; None when it reads none or also reads per-key memory (a
+    data row can then lose every key)."""
     flags = [n for n in ast.walk(cond) if _row_broadcast(n) and _mask_load(ctx, n.value) is not None]
     if not flags:
-        return False
+        return None
     flag_ids = {id(n) for n in flags}
     other = dataflow.reaches(ctx, cond, lambda n: _mask_load(ctx, n) is not None and not _row_broadcast(n)
                              and not any(id(a) in flag_ids for a in ctx.ancestors(n)) and dataflow.is_load(ctx, n),
                              prune=lambda n: id(n) in flag_ids)
     if other is not None:
-        return False  # the mask also reads per-key memory: a data row can lose every key
-    loads = {id(_mask_load(ctx, n.value)) for n in flags}
-    stores = [a.call for a in memory.accesses(ctx, kernel) if a.kind == "store"]
-    reached = [c for c in stores if (v := signature_argument(c, triton.SIGNATURES[triton.STORE], "value")) is not None
-               and dataflow.reaches(ctx, v, lambda n: n is exp_call) is not None]
+        return None
+    return list({id(load): load for load in (_mask_load(ctx, n.value) for n in flags)}.values())
+
+
+def _stored_value(ctx, access: Access) -> ast.AST | None:
+    call = access.node
+    if access.kind == "descriptor":
+        is_store = isinstance(call.func, ast.Attribute) and call.func.attr == "store"
+        return call.args[1] if is_store and len(call.args) >= 2 else None
+    if access.kind in ("store", "block_store"):
+        return signature_argument(call, triton.SIGNATURES[triton.STORE], "value")
+    return None
+
+
+def _only_flagged_rows_and_dropped(ctx, kernel, fill: ast.Call, exp_call: ast.Call) -> bool:
+    """The memory the mask reads is a per-row flag (``valid_row[:, None]``: padding tokens), so it
+    empties whole rows or none, and every store of a value computed from the exps drops those rows:
+    masked by that same flag (the NaN rows are the flagged rows), or through a block pointer or
+    descriptor whose extent is the flag's own bound (``_padding_rows_past_extent``)."""
+    loads = _row_flag_loads(ctx, fill.args[0])
+    if loads is None:
+        return False
+    load_ids = {id(load) for load in loads}
+    index = access.kernel_index(ctx, kernel)
+    stores = [(a, v) for a in index.accesses if (v := _stored_value(ctx, a)) is not None]
+    reached = [a for a, value in stores if dataflow.reaches(ctx, value, lambda n: n is exp_call) is not None]
     if not reached:
         return False
+    past_extent = None
     for store in reached:
-        mask = signature_argument(store, triton.SIGNATURES[triton.STORE], "mask")
-        if mask is None or dataflow.reaches(ctx, mask, lambda n: id(n) in loads) is None:
+        mask = signature_argument(store.node, triton.SIGNATURES[triton.STORE], "mask") \
+            if store.kind == "store" else None
+        if mask is not None and dataflow.reaches(ctx, mask, lambda n: id(n) in load_ids) is not None:
+            continue
+        if past_extent is None:
+            past_extent = _padding_rows_past_extent(index, loads)
+        if not past_extent or not _drops_rows_past(ctx, index, store, past_extent):
+            return False
+    return True
+
+
+def _padding_rows_past_extent(index, loads: list[ast.Call]) -> list[tuple[sx.Poly, sx.Poly]]:
+    """(first row, extent) of the flags when each flag load reads rows ``start + lane`` masked to
+    ``< extent`` with a false ``other`` (``tl.load(RowValid + offs_m, mask=offs_m < M, other=0)``):
+    the rows padding empties are exactly the rows past the extent. Empty when any flag load is
+    not of that form."""
+    found = []
+    by_node = {id(a.node): a for a in index.accesses}
+    for load in loads:
+        flag = by_node.get(id(load))
+        if flag is None or flag.kind != "load" or flag.offset is None or not flag.mask_complete \
+                or not _false(flag.other):
+            return []
+        lanes = [name for name in flag.offset.symbols() if name.startswith("lane:")]
+        if len(lanes) != 1:
+            return []
+        start = sx.substitute(flag.offset, {lanes[0]: sx.ZERO})
+        if flag.offset - start != sx.sym(lanes[0]):
+            return []
+        extents = [flag.offset - bound + 1 for bound in flag.mask]
+        extents = [e for e in extents if not any(n.startswith(("lane:", "pid")) for n in e.symbols())]
+        if len(extents) != 1:
+            return []
+        found.append((start, extents[0]))
+    return found
+
+
+def _false(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (0, False) and node.value is not None
+
+
+def _drops_rows_past(ctx, index, store: Access, flags: list[tuple[sx.Poly, sx.Poly]]) -> bool:
+    """``store`` goes through a block pointer whose ``boundary_check`` covers a dimension (or a
+    descriptor, which the TMA unit clips in every dimension) whose extent and first row are each
+    flag's: the rows past the extent, the padding rows, are not written."""
+    block = store.block
+    if block is None or store.kind not in ("block_store", "descriptor"):
+        return False
+    if block.descriptor:
+        given = store.node.args[0] if store.node.args else None
+        starts = tuple(index.value(e) for e in given.elts) if isinstance(given, (ast.Tuple, ast.List)) else ()
+        checked = range(len(block.shape))
+    else:
+        starts, checked = block.offsets, store.boundary_check or ()
+    for start, extent in flags:
+        if not any(axis < len(block.shape) and axis < len(starts) and block.shape[axis] is not None
+                   and block.shape[axis] == extent and starts[axis] == start for axis in checked):
             return False
     return True
 
@@ -169,7 +247,14 @@ Also silent when the memory the mask reads is a per-row flag spread across the k
 (`row_ok[:, None]`, padding tokens) and every store of a value computed from the exps is masked
 by that flag: the flag empties whole rows, those rows are the padding rows, and their NaN never
 reaches memory. A mask that also reads per-key memory is still reported (a data row can lose
-every key).
+every key). The same holds when the flag is read for rows below a bound and is 0 past it
+(`tl.load(row_ok_ptr + offs_m, mask=offs_m < M, other=0)`: the rows padding empties are exactly
+the rows past `M`) and every store of the result goes through a block pointer whose
+`boundary_check` covers a dimension of extent `M` starting at the flag's first row, or a tensor
+descriptor of that extent (the TMA unit clips its stores): the padding rows are not written. A
+block pointer that checks only the columns, or whose extent is another bound, is still reported.
+An in-range row whose flag is 0 is NaN there too and is written: the rule takes a flag read for
+the tensor's rows as the padding of the rows past its extent, and does not know the data.
 
 ## Why is this bad?
 When a mask removes every key of a row in a block, the row's maximum is `-inf`, and
