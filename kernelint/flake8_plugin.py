@@ -8,7 +8,10 @@ kernelint's own and always apply. Standard input (``flake8 -``) is checked under
 flake8 reports one line per finding and has no related locations: a finding that stands for
 several sites of one cause (``Finding.related``) is reported at its first site only, with the
 others counted and listed in the message (``(and 2 more: lines 40, 52)``); a ``# noqa`` there
-silences the whole cause, as a baseline entry does.
+silences the whole cause, as a baseline entry does. flake8 hands over one file at a time, so a
+cause whose sites are in several files (``grouping.project_cause``: KL126's sizes read in one
+wrapper module and put on axis 1 by launchers in two others) is one finding per file here,
+each with its own file's other sites; ``kernelint check`` reports it once for the project.
 flake8 imports every plugin at start-up, so the engine is imported only when a file is checked.
 """
 from __future__ import annotations

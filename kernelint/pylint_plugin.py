@@ -8,7 +8,10 @@ another severity than its rule's (``Report(severity=...)``, or a project's
 ``[tool.kernelint.severity]``) is a message of its own. KL001 is
 left out: pylint reports syntax errors itself and never hands an unparsable module to a checker.
 pylint adds messages by line: a finding that stands for several sites of one cause is reported
-at its first site, with the others counted and listed in the message.
+at its first site, with the others counted and listed in the message. The checkers see one
+module at a time, so a cause whose sites are in several modules (``grouping.project_cause``) is
+one message per module, each with its own module's other sites; ``kernelint check`` reports it
+once for the project.
 """
 from __future__ import annotations
 
