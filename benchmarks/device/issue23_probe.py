@@ -83,7 +83,8 @@ def part_fp64(out: Path, variant: str, mode: str) -> dict:
     folder = PAIRS / "KL146_float_scalar_fp64_under_compile"
     reference = _load(folder / "reference.py", "kl146_reference")
     module = _load(folder / f"{variant}.py", f"kl146_{variant}")
-    function = module.run if mode == "compiled" else module.swiglu._torchdynamo_orig_callable
+    eager = getattr(module.swiglu, "_torchdynamo_orig_callable", None) or module.swiglu.__wrapped__
+    function = module.run if mode == "compiled" else eager
     results = {"torch": torch.__version__, "triton": triton.__version__}
     for rows, cols in ((8192, 3072), (16384, 4096)):
         inputs = reference.make_inputs({"rows": rows, "cols": cols}, DEVICE)
