@@ -179,3 +179,33 @@ def test_each_front_end_that_sees_one_file_gets_that_files_sites(tmp_path, name)
         findings = [f for f in check_with_project_config(str(path), path.read_text()) if f.code == "KL126"]
         assert all(f.path == str(path) and all(s.path == str(path) for s in f.related) for f in findings)
         assert len(findings) == (1 if path.name in ("forward.py", "backward.py") else 0)
+
+
+KERNEL = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def {name}(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    block = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0),
+                              block_shape=(BM, BN), order=(1, 0))
+    x = tl.load(block, boundary_check=(0, 1))
+    tl.store(block, {value}, boundary_check=(0, 1))
+'''
+
+
+def test_one_removed_api_under_one_target_is_one_finding_across_files(tmp_path):
+    """KL131: the target release removed `tl.make_block_ptr`; its uses in two modules are one
+    cause (the decision is the project's), a deprecated keyword in a third is another."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "ops"\ndependencies = ["triton==3.9.0"]\n')
+    package = tmp_path / "ops"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text(KERNEL.format(name="scale", value="x * 2"))
+    (package / "b.py").write_text(KERNEL.format(name="shift", value="x + 1"))
+    (package / "c.py").write_text("import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                                  "def mm(a, b):\n    return tl.dot(a, b, allow_tf32=False)\n")
+    files = sorted(str(p) for p in package.glob("*.py"))
+    findings = runner.check_groups({Settings(select=("KL131",)): files}, jobs=1, use_cache=False)
+    shown = [(Path(f.path).name, f.line, [(Path(s.path).name, s.line) for s in f.related]) for f in findings]
+    assert shown == [("a.py", 7, [("b.py", 7)]), ("c.py", 7, [])]

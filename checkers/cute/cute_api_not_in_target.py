@@ -3,6 +3,7 @@ does not have yet, or deprecated."""
 from __future__ import annotations
 
 from kernelint.findings import Severity
+from kernelint.grouping import project_cause
 from kernelint.model.api_versions import api_uses, describe, rename_fix
 from kernelint.rules import Report, Rule
 
@@ -79,5 +80,7 @@ The fix makes the pure renames: `make_fragment` -> `make_rmem_tensor`, `cute.cor
     def finish(self, ctx):
         for use in api_uses(ctx, "cute"):
             message, deprecated = describe(use, ctx, "cute")
-            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR, cause=use.api,
+            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR,
+                         # One cause per API and target release, in every file of the project.
+                         cause=project_cause(f"target {ctx.target('cute').describe()}", use.api),
                          fix=rename_fix(use, "cute"))

@@ -6,6 +6,7 @@ import ast
 
 from kernelint.edits import remove_keyword, replace
 from kernelint.findings import Fix, Severity
+from kernelint.grouping import project_cause
 from kernelint.model.api_versions import api_uses, describe, rename_fix
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
@@ -123,5 +124,7 @@ Fixes are offered for the pure renames and literal keywords: `_experimental_make
             failure = "NotImplementedError: Block pointers have been removed" if use.api == triton.MAKE_BLOCK_PTR \
                 else None
             message, deprecated = describe(use, ctx, "triton", failure)
-            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR, cause=use.api,
+            yield Report(use.node, message, severity=Severity.WARNING if deprecated else Severity.ERROR,
+                         # One cause per API and target release, in every file of the project.
+                         cause=project_cause(f"target {ctx.target('triton').describe()}", use.api),
                          fix=fix_for(use, ctx))
