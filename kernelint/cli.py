@@ -442,7 +442,9 @@ def _report(args, findings, files, rules, sources) -> int:
             changed = changed_lines(args.diff_ref, Path.cwd())
         except GitError as error:
             raise UsageError(f"--diff {args.diff_ref}: {error}") from None
-        findings = [f for f in findings if touches(changed, f.path, f.line, f.end_line)]
+        # A grouped finding is in the change when any site of its cause is (issue 21).
+        findings = [f for f in findings if any(touches(changed, s.path, s.line, s.end_line)
+                                               for s in (f, *f.related))]
     if args.write_baseline:
         from kernelint.baseline import write
 

@@ -209,3 +209,23 @@ def test_one_removed_api_under_one_target_is_one_finding_across_files(tmp_path):
     findings = runner.check_groups({Settings(select=("KL131",)): files}, jobs=1, use_cache=False)
     shown = [(Path(f.path).name, f.line, [(Path(s.path).name, s.line) for s in f.related]) for f in findings]
     assert shown == [("a.py", 7, [("b.py", 7)]), ("c.py", 7, [])]
+
+
+def test_diff_keeps_a_cause_whose_changed_site_is_not_its_lead(tmp_path):
+    """`--diff`: a change to the launch in pkg/forward.py (not the lead site) still shows the
+    cause it belongs to."""
+    import subprocess
+    import sys
+
+    from test_baseline import git
+
+    root = _copy(tmp_path, SHARED)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "start")
+    forward = root / "pkg" / "forward.py"
+    forward.write_text(forward.read_text().replace("# expect: KL126", "# changed"))
+    result = subprocess.run([sys.executable, "-m", "kernelint", "check", "--select", "KL126", "--no-cache",
+                             "--format", "json", "--diff", "HEAD", "."], cwd=root, capture_output=True, text=True)
+    (finding,) = json.loads(result.stdout)
+    assert (finding["path"], [r["path"] for r in finding["related"]]) == ("pkg/backward.py", ["pkg/forward.py"])
