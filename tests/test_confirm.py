@@ -151,6 +151,27 @@ def test_a_number_a_caller_forwards_from_its_own_default_is_used(tmp_path):
     assert generate(target).problems == []
 
 
+def test_a_leading_starred_unpacking_names_the_last_dimensions_of_a_tensor_of_any_rank(tmp_path):
+    # Liger's softmax: `*batch, n_cols = x.shape; x2d = x.contiguous().view(-1, n_cols)`: x is
+    # built with one leading dimension and the named last one, grown past 2^31 by its rows
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='p'\nversion='0'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    text = (PROJECT / "rows.py").read_text()
+    flattened = text.replace("    n_rows, n_cols = x.shape\n    y = torch.empty_like(x)\n",
+                             "    *batch, n_cols = x.shape\n    x = x.contiguous().view(-1, n_cols)\n"
+                             "    n_rows = x.shape[0]\n    y = torch.empty_like(x)\n")
+    assert flattened != text
+    (package / "norm.py").write_text(flattened)
+    target = locate(package / "norm.py", 11, "KL103")
+    harness = generate(target)
+    assert (target.params[0].kind, target.params[0].dims) == ("tensor", ("x.d0", "n_cols"))
+    assert harness.problems == []
+    sizes = _spec(harness.source)["sizes"]
+    assert sizes["x.d0"] * sizes["n_cols"] > 2**31 and sizes["n_cols"] == 4096
+
+
 def test_no_finding_at_the_line_is_an_error():
     with pytest.raises(LocateError):
         locate(PROJECT / "rows.py", 5, "KL103")

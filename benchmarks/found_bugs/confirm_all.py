@@ -4,7 +4,7 @@ script's ``BUG``; ``SETTINGS`` lists the ``--set`` values a bug needs where the 
 entry parameter open (each says why). Writes one JSON with, per bug, what ``confirm`` printed,
 its exit code and its record (``verdict.json``) when it ran.
 
-    python benchmarks/found_bugs/confirm_all.py --corpus DIR --out results.json [--dry-run] [--extra] [--only NAME ...]
+    python benchmarks/found_bugs/confirm_all.py --corpus DIR --out results.json [--dry-run] [--extra] [--only NAME ...] [--jobs N]
 
 Without ``--dry-run`` this imports and runs the projects' kernels (a GPU machine); with it, only
 generates the harnesses (any machine).
@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from run_all import HERE, bug_of, checkout_commit
@@ -31,12 +32,20 @@ SETTINGS = {
 EXTRA = [
     ("mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py:1283:KL126", []),  # found-bugs #15
     ("mamba/mamba_ssm/ops/triton/ssd_combined.py:307:KL126", []),
-    ("flash-attention/flash_attn/flash_attn_triton.py:851:KL126", []),
     ("mamba/mamba_ssm/ops/triton/layernorm_gated.py:68:KL103", []),  # found-bugs #28
     ("mamba/mamba_ssm/ops/triton/ssd_state_passing.py:52:KL103", []),
     ("mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py:1224:KL103", []),
     ("TileGym/skills/tilegym-converting-cutile-to-triton/examples/02_softmax/triton_kernel.py:107:KL103", []),
     ("TileGym/skills/tilegym-converting-cutile-to-triton/examples/03_layernorm/triton_kernel.py:55:KL103", []),
+    ("flash-linear-attention/fla/ops/utils/cumsum.py:264:KL126", []),
+    ("flash-linear-attention/fla/ops/comba/utils.py:82:KL126", []),
+    ("flash-linear-attention/fla/ops/kda/gate.py:493:KL126", []),
+    ("flash-linear-attention/fla/ops/rwkv6/chunk.py:105:KL126", []),
+    ("flash-linear-attention/fla/ops/utils/pooling.py:129:KL126", []),
+    ("flash-linear-attention/fla/ops/gated_oja_rule/chunk_kkt.py:448:KL126", []),
+    # Not listed: flash-attention flash_attn/flash_attn_triton.py:851 (KL126): its harness generates,
+    # but the kernel calls tl.dot(..., trans_b=True), which Triton removed in 2.1: neither run can
+    # compile it, so no run can show the launch limit.
 ]
 #: Extra confirm options per script.
 OPTIONS = {
@@ -86,33 +95,51 @@ def main() -> int:
     parser.add_argument("--timeout", type=int, default=300, help="watchdog per kernel run (s)")
     parser.add_argument("--only", nargs="*", help="only scripts (and, with --extra, findings) whose names contain one of these")
     parser.add_argument("--extra", action="store_true", help="also the findings of EXTRA (no hand-written harness)")
+    parser.add_argument("--no-scripts", action="store_true", help="only the EXTRA findings, not the found bugs' scripts")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="confirmations run side by side (each is its own processes; an int32 run plans "
+                             "about 12-25 GiB of device memory and checks what is free before it allocates)")
     args = parser.parse_args()
-    scripts = sorted(HERE.glob("*__*.py"))
+    scripts = [] if args.no_scripts else sorted(HERE.glob("*__*.py"))
     if args.only:
         scripts = [s for s in scripts if any(o in s.name for o in args.only)]
     work = args.out.with_suffix("")
-    results = []
+    results: list[dict] = []
+    tasks = []
     if args.extra:
         for where, settings in EXTRA:
             if args.only and not any(o in where for o in args.only):
                 continue
-            results.append(run_confirm(args, work, {"script": None, "where": where, "settings": settings},
-                                       args.corpus / where, None))
+            entry = {"script": None, "where": where, "settings": settings}
+            results.append(entry)
+            tasks.append((entry, args.corpus / where, None))
     for script in scripts:
         bug = bug_of(script)
         repo = args.corpus / bug.get("repo_dir", bug["repo"].split("/")[-1])
         entry = {"script": script.name, "file": bug["file"], "line": bug["line"], "rule": bug["rule"],
                  "settings": SETTINGS.get(script.name, [])}
+        results.append(entry)
         commit = (checkout_commit(repo) or listed_commit(args.corpus, bug["repo"])) if repo.is_dir() else None
         if commit is None or not commit.startswith(bug["commit"]):
             entry.update(outcome="not-run", why=f"no checkout of {bug['repo']} at {bug['commit']} under {args.corpus}")
-            results.append(entry)
             continue
-        results.append(run_confirm(args, work, entry, Path(f"{repo / bug['file']}:{bug['line']}:{bug['rule']}"),
-                                   script.name))
-    args.out.write_text(json.dumps({"dry_run": args.dry_run, "results": results}, indent=2) + "\n")
-    return 0
+        tasks.append((entry, Path(f"{repo / bug['file']}:{bug['line']}:{bug['rule']}"), script.name))
+    began = time.perf_counter()
 
+    def write() -> None:
+        # after each confirmation: a command stopped at its time limit keeps what finished
+        args.out.write_text(json.dumps({"dry_run": args.dry_run, "jobs": args.jobs, "results": results,
+                                        "wall_s": round(time.perf_counter() - began, 1)}, indent=2) + "\n")
+
+    with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        # each worker fills a copy; the entry is updated here, so write() never reads one being filled
+        running = {pool.submit(run_confirm, args, work, dict(entry), where, script): entry
+                   for entry, where, script in tasks}
+        for done in as_completed(running):
+            running[done].update(done.result())
+            write()
+    write()
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

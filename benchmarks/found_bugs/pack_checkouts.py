@@ -90,10 +90,18 @@ def main() -> int:
 
 def copy_markers(repo: Path, target: Path) -> None:
     """The project's root markers: ``kernelint confirm`` finds the project root (and so the
-    module's dotted name) by them."""
+    module's dotted name) by them. Also the project's tests (Python files only, about 1 MB a
+    repository): ``confirm`` reads a shape or a number the entry leaves open from the project's
+    own calls of it, often in a test (fla's ``A_log = torch.randn(H)``), so the copy must hold them
+    for the harness generated on the GPU machine to be the one generated from the checkout."""
     for marker in ("pyproject.toml", "setup.py", "setup.cfg"):
         if (repo / marker).is_file():
             shutil.copy2(repo / marker, target / marker)
+    for tests in ("tests", "test"):
+        if (repo / tests).is_dir():
+            shutil.copytree(repo / tests, target / tests, dirs_exist_ok=True,
+                            ignore=lambda folder, names: [n for n in names if not n.endswith(".py")
+                                                          and not (Path(folder) / n).is_dir()])
 
 
 if __name__ == "__main__":

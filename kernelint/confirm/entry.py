@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelint.model.context import FileContext
+from kernelint.model.core.reaching import reaching_definitions, value_at
 from kernelint.model.project.host import dtypes_of
 from kernelint.model.project.index import project_root
 
@@ -175,12 +176,18 @@ def locate(path: Path, line: int, code: str | None) -> Target:
 
 
 def _grid_value(ctx: FileContext, launch) -> ast.AST | None:
-    """The launch's grid, through a name bound once to it (``grid = lambda META: (...)``)."""
+    """The launch's grid, through the one binding of its name that reaches the launch
+    (``grid = lambda META: (...)``; a function that rebinds ``grid`` before each of its launches)."""
     grid = launch.grid
     if isinstance(grid, ast.Name):
-        bound = [d for d in ctx.definitions(grid.id, launch.node) if isinstance(d.node, ast.Assign)]
-        if len(bound) == 1:
-            return bound[0].node.value
+        value = value_at(ctx, grid)
+        if value is not None:
+            return value
+        reaching = reaching_definitions(ctx, grid)
+        if len(reaching) == 1 and isinstance(reaching[0].node, _FUNCTIONS) and len(reaching[0].node.body) == 1 \
+                and isinstance(reaching[0].node.body[0], ast.Return):
+            # def grid(meta): return (cdiv(K, meta['BK']), cdiv(V, meta['BV']), N * H)
+            return reaching[0].node.body[0].value
     return grid
 
 
@@ -316,6 +323,12 @@ def _body_facts(function) -> _Facts:
             target, value = node.targets[0], node.value
             if isinstance(target, ast.Tuple) and _shape_of(value) and all(isinstance(e, ast.Name) for e in target.elts):
                 _merge(facts, _shape_of(value), [e.id if e.id != "_" else None for e in target.elts])
+            elif isinstance(target, ast.Tuple) and _shape_of(value) and len(target.elts) > 1 \
+                    and isinstance(target.elts[0], ast.Starred) \
+                    and all(isinstance(e, ast.Name) for e in target.elts[1:]):
+                # *batch, n_cols = x.shape: any rank from len(names) up; built with one leading
+                # dimension (the rows a flattening view makes) before the named ones
+                _merge(facts, _shape_of(value), [None] + [e.id if e.id != "_" else None for e in target.elts[1:]])
             elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and value.elts \
                     and isinstance(value.elts[0], ast.Starred) and _shape_of(value.elts[0].value) \
                     and all(isinstance(e, ast.Name) for e in target.elts):
