@@ -38,8 +38,10 @@ table in `kernelint/model/dsl/cute.py`:
 | `cutlass.utils.ampere_helpers` | removed | 4.3.0 |
 
 A removed API, or one that ships only later, is an `error`; a deprecated one a `warning`. Each
-message names the release it assumed and where that came from. Code under a version guard
-(`try`/`except ImportError`, `hasattr`, a version test) is left alone.
+message names the release it assumed and where that came from. Uses of one API under one
+target release are one finding in `kernelint check`, across the project's files, the others its
+related sites. Code under a version guard (`try`/`except ImportError`, `hasattr`, a version
+test) is left alone.
 
 Off by default, not measured on a GPU. Its pair (`cute.make_fragment` against
 `cute.make_rmem_tensor`) was traced and compiled for sm_90 on the CPU with three releases

@@ -69,8 +69,9 @@ an API that release does not have or has deprecated, from the version table in
 | `triton.autotune(warmup=, rep=, use_cuda_graph=)` | deprecated (use `do_bench=`) | 3.2.0 |
 
 A removed API, or one that ships only in a later release, is an `error`; a deprecated one a
-`warning`. Each message names the release it assumed and where that came from. Uses of one API in
-one file are one finding, the other uses its related sites.
+`warning`. Each message names the release it assumed and where that came from. Uses of one API
+under one target release are one finding in `kernelint check`, across the project's files, the
+other uses its related sites (flake8 and pylint, which see one file, give one per file).
 
 It stays silent on code written for several releases: a use inside a `try` that catches
 `ImportError`, `AttributeError` (or `Exception`), under an `if` that tests a version or probes
