@@ -172,6 +172,19 @@ def test_a_leading_starred_unpacking_names_the_last_dimensions_of_a_tensor_of_an
     assert sizes["x.d0"] * sizes["n_cols"] > 2**31 and sizes["n_cols"] == 4096
 
 
+def test_a_package_with_its_own_pyproject_still_imports_from_the_folder_above(tmp_path):
+    # flash-attention keeps a pyproject.toml inside flash_attn/ (its CuTe build): the harness must
+    # import flash_attn.ops..., not ops...
+    (tmp_path / "setup.py").write_text("")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "pyproject.toml").write_text("[project]\nname='sub'\nversion='0'\n")
+    (package / "norm.py").write_text((PROJECT / "rows.py").read_text())
+    target = locate(package / "norm.py", 11, "KL103")
+    assert target.root == tmp_path.resolve() and target.module_name(target.entry_path) == "pkg.norm"
+
+
 def test_no_finding_at_the_line_is_an_error():
     with pytest.raises(LocateError):
         locate(PROJECT / "rows.py", 5, "KL103")

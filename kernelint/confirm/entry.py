@@ -87,6 +87,15 @@ class Target:
         return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
 
 
+def import_root(root: Path | None) -> Path | None:
+    """The folder the project's modules import from: the project root, or above it while it is
+    itself a package (flash-attention keeps a ``pyproject.toml`` inside ``flash_attn/`` for its CuTe
+    build; its modules still import as ``flash_attn.ops...`` from the folder above)."""
+    while root is not None and (root / "__init__.py").is_file() and root.parent != root:
+        root = root.parent
+    return root
+
+
 class LocateError(Exception):
     """The finding is not there (nothing to confirm)."""
 
@@ -146,7 +155,7 @@ def locate(path: Path, line: int, code: str | None) -> Target:
     if kernel is None:
         raise LocateError(f"{path}:{line}: the finding is neither inside a Triton kernel nor at a launch of one")
     target = Target(code=finding.code, path=path, line=finding.line, message=finding.message, kernel=kernel.name,
-                    kernel_path=Path(kernel_ctx.path).resolve(), root=project_root(path))
+                    kernel_path=Path(kernel_ctx.path).resolve(), root=import_root(project_root(path)))
     target.sites = [(finding.line, finding.column, finding.end_line, finding.end_column)] + [
         (s.line, s.column, s.end_line, s.end_column) for s in finding.related if Path(s.path).resolve() == path.resolve()]
     if finding.fix is not None:
