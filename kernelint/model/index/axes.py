@@ -75,18 +75,15 @@ def axis_indices(bound: "Bound", access: Access) -> tuple[AxisIndex, ...] | None
     tensor = bound.tensors.get(access.pointer)
     if tensor is None:
         return None
-    if len(tensor.shape) < 2:  # one dimension, or an element count: the offset is the index
-        extent = tensor.numel()
-        if extent is None or any(_scaled(m) for m, _ in access.offset.terms):
-            return None
-        return (AxisIndex(0, access.offset, extent),)
-    if any(d is None for d in tensor.shape):
+    # a tensor known only by its element count is read as one dimension of that many elements
+    shape = tensor.shape or ((tensor.count,) if tensor.count is not None else ())
+    if not shape or any(d is None for d in shape):
         return None
-    rank = len(tensor.shape)
+    rank = len(shape)
     strides: dict[str, int] = {}
     for name in access.offset.symbols():
         if name.startswith((PARAM, CONST)):
-            axis = _stride_axis(bound, access.pointer, name, tensor)
+            axis = _stride_axis(bound, access.pointer, name, tensor, rank)
             if axis is not None:
                 strides[name] = axis
     if len(set(strides.values())) != len(strides):
@@ -109,7 +106,7 @@ def axis_indices(bound: "Bound", access: Access) -> tuple[AxisIndex, ...] | None
         if last in parts:
             return None  # an index with no stride beside a stride for every dimension
         parts[last] = rest
-    shape_symbols = {n for d in tensor.shape for n in d.symbols()}
+    shape_symbols = {n for d in shape for n in d.symbols()}
     found = []
     for axis, table in sorted(parts.items()):
         if any(_scaled(m) for m in table):
@@ -118,7 +115,7 @@ def axis_indices(bound: "Bound", access: Access) -> tuple[AxisIndex, ...] | None
         host = bound.host(index)
         if any(n in shape_symbols for n in host.symbols()):
             return None  # a size inside an index: a stride this split did not see
-        found.append(AxisIndex(axis, index, tensor.shape[axis]))
+        found.append(AxisIndex(axis, index, shape[axis]))
     return tuple(found)
 
 
@@ -222,14 +219,13 @@ def _kernel_asserts_multiple(ctx: "FileContext", kernel: "Kernel") -> bool:
 _ASSERTS = frozenset({triton.STATIC_ASSERT, triton.TL + "device_assert"})
 
 
-def _stride_axis(bound: "Bound", pointer: str, symbol: str, tensor: shapes.Tensor) -> int | None:
+def _stride_axis(bound: "Bound", pointer: str, symbol: str, tensor: shapes.Tensor, rank: int) -> int | None:
     """The dimension of ``pointer``'s tensor whose stride the launch passes for the kernel
     parameter ``symbol``: read from ``t.stride(k)`` of the same tensor, or from the host size
     being that dimension's contiguous stride (and no other's)."""
     name = symbol.split(":", 1)[1]
     passed = bound.site.launch.bound_arguments()
     argument, pointer_argument = passed.get(name), passed.get(pointer)
-    rank = len(tensor.shape)
     if argument is not None and pointer_argument is not None:
         read = _stride_read(bound.site.ctx, argument)
         if read is not None:

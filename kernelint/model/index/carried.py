@@ -71,11 +71,12 @@ class _CarriedEvaluator(_Evaluator):
     def iteration(self, loop: ast.For) -> tuple[Poly, Poly, Poly] | None:
         """``(t, lo, step)`` of a ``range`` loop: its iteration number and where and how it steps."""
         iterator = loop.iter
-        if not isinstance(iterator, ast.Call) or not iterator.args or iterator.keywords:
+        if not isinstance(iterator, ast.Call) or not iterator.args:
             return None
         builtin = isinstance(iterator.func, ast.Name) and iterator.func.id == "range"
-        if not (builtin or self.ctx.call_name(iterator) in _RANGES):
-            return None
+        if not (builtin or self.ctx.call_name(iterator) in _RANGES) or (builtin and iterator.keywords) \
+                or any(k.arg in ("arg1", "arg2", "step", None) for k in iterator.keywords):
+            return None  # tl.range's other keywords (num_stages, loop_unroll_factor, ...) keep its iterations
         args = iterator.args
         lo = self.value(args[0]) if len(args) > 1 else sx.ZERO
         hi = self.value(args[1] if len(args) > 1 else args[0])
