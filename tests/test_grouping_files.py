@@ -229,3 +229,13 @@ def test_diff_keeps_a_cause_whose_changed_site_is_not_its_lead(tmp_path):
                              "--format", "json", "--diff", "HEAD", "."], cwd=root, capture_output=True, text=True)
     (finding,) = json.loads(result.stdout)
     assert (finding["path"], [r["path"] for r in finding["related"]]) == ("pkg/backward.py", ["pkg/forward.py"])
+
+
+def test_one_kernel_parameter_launched_from_two_modules_is_one_finding(tmp_path):
+    """KL118: `token_sum_kernel`'s constexpr `N_TOKENS` fed a runtime size in two modules is one
+    cause (the kernel's parameter); `token_max_kernel`'s parameter of the same name is another."""
+    root = _copy(tmp_path, "KL118_one_kernel_launched_from_two_modules")
+    files = sorted(str(p) for p in root.rglob("*.py"))
+    findings = runner.check_groups({Settings(select=("KL118",)): files}, jobs=1, use_cache=False)
+    assert [(_rel(root, f.path), f.line, [(_rel(root, s.path), s.line) for s in f.related]) for f in findings] == [
+        ("pkg/backward.py", 10, [("pkg/forward.py", 11)]), ("pkg/backward.py", 18, [])]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
+from kernelint.grouping import project_cause
 from kernelint.model.core.calls import argument
 from kernelint.model.dsl import triton
 from kernelint.model.project.per_call_sizes import per_call_size
@@ -91,6 +92,8 @@ time.
                         f"`{name}` of `{launch.kernel.name}` is a `tl.constexpr` fed from the runtime size "
                         f"`{ast.unparse(source)}`: Triton compiles the kernel again for every new value; "
                         "make it a plain argument or bucket it with `triton.next_power_of_2`",
+                        # The kernel's parameter is the cause: its launches in every module are one finding.
+                        cause=project_cause(f"{ctx.project.display_path(kernel_ctx.path)}:{launch.kernel.name}", name),
                     )
 
     @staticmethod
