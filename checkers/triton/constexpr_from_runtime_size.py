@@ -36,6 +36,9 @@ Silent for values bucketed with `triton.next_power_of_2(...)`, clamped with `min
 turned into a flag by a comparison (`n % BLOCK == 0`), and for trailing dimensions (head size,
 hidden size), which are fixed for a model.
 
+The kernel's parameter is the cause: its launches that feed it a per-call size, in one module or
+several, are one finding (`kernelint check`), the other launches its related sites.
+
 ## Why is this bad?
 Triton compiles one binary per distinct tuple of constexpr values. A batch size or a sequence
 length passed as a constexpr gives every new length its own compilation, which takes a large
