@@ -9,6 +9,7 @@ from kernelint.findings import Confidence, Severity
 from kernelint.model.core import dataflow
 from kernelint.model.core.loops import assigned_in, item_loop
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 #: Host tensor methods that hand the kernel the same tensor's data.
 _SAME_DATA = frozenset({"contiguous", "view", "reshape", "flatten", "cuda", "to", "view_as"})
@@ -95,7 +96,7 @@ for first in range(0, len(tensors), 4):
     def _computes_dots(kernel, ctx) -> bool:
         """Matrix-multiply kernels spend far longer than a launch per tensor (the seed's own
         exception: compute-bound operations gain nothing from batching launches)."""
-        return any(dataflow.is_dot(ctx, call) for call in ast.walk(kernel.node))
+        return any(dataflow.is_dot(ctx, call) for call in subtree(kernel.node))
 
     @classmethod
     def _is_item(cls, expr, items, loop, ctx, depth: int = 0) -> bool:

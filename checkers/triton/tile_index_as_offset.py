@@ -10,6 +10,7 @@ from kernelint.model.triton import memory
 from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Because, Report, Rule
+from kernelint.model.core.walk import children
 
 _DESCRIPTOR_METHODS = ("load", "store", "atomic_add")
 
@@ -128,7 +129,7 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 stack.extend(dataflow.bound_values(ctx, node))
             else:
-                stack.extend(ast.iter_child_nodes(node))
+                stack.extend(children(node))
         for node, arange, how in sorted(found.values(), key=lambda f: (f[0].lineno, f[0].col_offset)):
             yield Report(
                 node,

@@ -12,6 +12,7 @@ from kernelint.model.dsl import triton
 from kernelint.model.index.launch import launch_sites
 from kernelint.model.project import shapes
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 _CLAMPS = frozenset({triton.TL + "minimum", triton.WHERE})
 #: Modules whose functions are not the project's helpers.
@@ -123,7 +124,7 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
     def _helpers(ctx, kernel, blocks, sized):
         """The ``@triton.jit`` helpers ``kernel`` calls with a padded block (``_row(x_ptr, BLOCK)``):
         each with its own parameter names for the blocks and the sized pointers passed to it."""
-        for call in ast.walk(kernel.node):
+        for call in subtree(kernel.node):
             if not isinstance(call, ast.Call) or ctx.function_of(call) is not kernel.node:
                 continue
             functions = ctx.local_functions_called(call)

@@ -13,11 +13,12 @@ from kernelint.model.launch import Launch, launched_kernel_expr
 from kernelint.model.core.names import ImportTable
 from kernelint.model.core.reaching import reaching_definitions
 from kernelint.model.core.values import BINDING_NODES, Definition, bindings, fold_int
-from kernelint.model.core.walk import ancestors, index_tree, parent
+from kernelint.model.core.walk import EVERY_NODE_CLASS, ancestors, index_tree, parent, subtree
 
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)
 _LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
+_SCOPE = "_kl_scope"
 _MODEL_NODES = (ast.Call, *BINDING_NODES)
 _LAUNCH_STYLE = {"triton": "subscript", "cutile": "cutile", "cute": "cute"}
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
@@ -58,6 +59,8 @@ class FileContext:
         self._buckets = index_tree(tree, indexed)
         self._indexed = set(indexed)
         self._defs: dict[tuple[int, str], list[Definition]] = defaultdict(list)
+        #: ``definitions`` answers by (scope, name): the bindings visible from that scope.
+        self._visible: dict[tuple[int, str], list[Definition]] = {}
         for node_type in BINDING_NODES:
             for node in self._buckets.get(node_type, ()):
                 scope = node if isinstance(node, _FUNCTION_NODES) else self.scope_of(node)
@@ -136,18 +139,38 @@ class FileContext:
         """Every node of ``node_type`` in the file, in source order. Types no rule declared are
         collected on first use, so what a rule sees never depends on which other rules run."""
         if node_type not in self._indexed:
-            self._buckets[node_type] = index_tree(self.tree, (node_type,)).get(node_type, [])
-            self._indexed.add(node_type)
+            if node_type in EVERY_NODE_CLASS:  # one walk for every type asked from now on
+                singletons = {t: found for t, found in self._buckets.items() if t not in EVERY_NODE_CLASS}
+                self._buckets = {**index_tree(self.tree, EVERY_NODE_CLASS), **singletons}
+                self._indexed |= EVERY_NODE_CLASS
+            else:
+                self._buckets[node_type] = index_tree(self.tree, (node_type,)).get(node_type, [])
+                self._indexed.add(node_type)
         return self._buckets.get(node_type, [])
 
     # --- scopes ------------------------------------------------------------------------------
 
     def scope_of(self, node: ast.AST) -> ast.AST:
-        """The function, class or module whose local names ``node`` reads."""
-        for ancestor in ancestors(node):
-            if isinstance(ancestor, _SCOPE_NODES):
-                return ancestor
-        return self.tree
+        """The function, class or module whose local names ``node`` reads. Kept on each node
+        on the way up (the value followers ask it for every name they meet)."""
+        found = node.__dict__.get(_SCOPE)
+        if found is not None:
+            return found
+        chain = [node]
+        above = parent(node)
+        while above is not None and not isinstance(above, _SCOPE_NODES):
+            found = above.__dict__.get(_SCOPE)
+            if found is not None:
+                break
+            chain.append(above)
+            above = parent(above)
+        else:
+            if above is None:
+                return self.tree  # a node outside any parsed tree: nothing to keep
+            found = above
+        for node in chain:
+            setattr(node, _SCOPE, found)
+        return found
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         """The innermost statement that contains ``node``."""
@@ -194,7 +217,7 @@ class FileContext:
         return any(
             self.call_or_its_helpers(inner, predicate, depth - 1)
             for helper in self.local_functions_called(call)
-            for inner in ast.walk(helper) if isinstance(inner, ast.Call)
+            for inner in subtree(helper) if isinstance(inner, ast.Call)
         )
 
     def kernel_named(self, name: str) -> Kernel | None:
@@ -217,15 +240,21 @@ class FileContext:
     # --- values ------------------------------------------------------------------------------
 
     def definitions(self, name: str, at: ast.AST) -> list[Definition]:
-        """Bindings of ``name`` visible at ``at``: its own scope's, else the module's."""
-        scope = self.scope_of(at)
+        """Bindings of ``name`` visible at ``at``: its own scope's, else an enclosing one's."""
+        first = self.scope_of(at)
+        key = (id(first), name)
+        found = self._visible.get(key)
+        if found is not None:
+            return found
+        scope = first
         while True:
             found = self._defs.get((id(scope), name))
-            if found:
-                return found
-            if scope is self.tree:
-                return []
+            if found or scope is self.tree:
+                break
             scope = self.scope_of(scope)
+        found = found or []
+        self._visible[key] = found
+        return found
 
     def values_of(self, expr: ast.expr, depth: int = 8) -> Iterator[ast.expr | None]:
         """The expressions ``expr`` may evaluate to, following plain name copies.
@@ -304,7 +333,7 @@ class FileContext:
         ``name += ...``."""
         scope = self.scope_of(name)
         added: list[ast.expr] = []
-        for node in ast.walk(scope):
+        for node in subtree(scope):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)

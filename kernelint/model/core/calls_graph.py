@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from kernelint.model.core.calls import argument
 from kernelint.model.dsl import KERNEL_DECORATORS, triton
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -112,9 +113,9 @@ def generated_elementwise(ctx: "FileContext", function: _FunctionNode) -> bool:
 
 
 def _generated_elementwise(ctx: "FileContext", function: _FunctionNode) -> bool:
-    if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(function)):
+    if not any(isinstance(n, ast.Return) and n.value is not None for n in subtree(function)):
         return False
-    if any(ctx.call_name(n) in _MEMORY_CALLS for n in ast.walk(function) if isinstance(n, ast.Call)):
+    if any(ctx.call_name(n) in _MEMORY_CALLS for n in subtree(function) if isinstance(n, ast.Call)):
         return False
     seen_kernel_decorator = False
     wrapped = False

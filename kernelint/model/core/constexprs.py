@@ -18,6 +18,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from kernelint.model.dsl import triton
+from kernelint.model.core.walk import children
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -59,7 +60,7 @@ def runtime_origin(ctx: "FileContext", kernel: "Kernel", expr: ast.AST) -> ast.A
                 elif isinstance(definition.node, _PLAIN_ASSIGNMENTS) and not _constexpr_binding(ctx, definition.node):
                     return node
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return None
 
 

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 from kernelint.model.dsl.triton import ARANGE, CAST, DOT, EXPAND_DIMS, LOAD, POINTER_TYPE, REDUCTIONS
 from kernelint.model.dsl.triton import VALUE_HINTS as _HINTS
+from kernelint.model.core.memo import remembered
+from kernelint.model.core.walk import children
 
 _MAX_DEPTH = 16
 
@@ -60,7 +62,7 @@ def reaches(
                     seen.add(id(value))
                     stack.append((value, depth + 1))
         elif not isinstance(node, ast.Lambda):
-            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+            stack.extend((child, depth) for child in children(node))
     return None
 
 
@@ -70,7 +72,8 @@ def is_load(ctx: "FileContext", node: ast.AST) -> bool:
 
 def depends_on_load(ctx: "FileContext", expr: ast.AST) -> bool:
     """True when ``expr`` is computed from a value read by ``tl.load``."""
-    return reaches(ctx, expr, lambda node: is_load(ctx, node)) is not None
+    return remembered(ctx, "depends_on_load", expr,
+                      lambda: reaches(ctx, expr, lambda node: is_load(ctx, node)) is not None)
 
 
 def broadcast_operand(ctx: "FileContext", node: ast.AST) -> tuple[ast.expr, int] | None:
@@ -97,9 +100,13 @@ def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def broadcast_axes(ctx: "FileContext", expr: ast.AST) -> set[int]:
+def broadcast_axes(ctx: "FileContext", expr: ast.AST) -> frozenset[int]:
     """Axes along which ``expr`` varies through 2D broadcasts of 1D offsets (loaded values are
     data, not offsets, and are not looked into)."""
+    return remembered(ctx, "broadcast_axes", expr, lambda: _broadcast_axes(ctx, expr))
+
+
+def _broadcast_axes(ctx: "FileContext", expr: ast.AST) -> frozenset[int]:
     axes: set[int] = set()
 
     def match(node: ast.AST) -> bool:
@@ -109,14 +116,14 @@ def broadcast_axes(ctx: "FileContext", expr: ast.AST) -> set[int]:
         return False
 
     reaches(ctx, expr, match, prune=lambda node: is_load(ctx, node))
-    return axes
+    return frozenset(axes)
 
 
 def is_offset_vector(ctx: "FileContext", expr: ast.AST) -> bool:
     """True when ``expr`` varies per lane: it is built from ``tl.arange`` or a 2D broadcast."""
-    return reaches(
+    return remembered(ctx, "is_offset_vector", expr, lambda: reaches(
         ctx, expr, lambda node: ctx.is_call(node, ARANGE) or broadcast_operand(ctx, node) is not None
-    ) is not None
+    ) is not None)
 
 
 def _single_value(ctx: "FileContext", expr: ast.AST) -> ast.expr | None:

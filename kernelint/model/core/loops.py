@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.core.values import assigned_names
+from kernelint.model.core.walk import children
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -21,7 +22,7 @@ def _body_nodes(loop: ast.AST) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(children(node))
 
 
 def assigned_in(loop: ast.AST, name: str) -> list[ast.AST]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from kernelint.model.core.memo import remembered
 from kernelint.model.core.values import Definition
-from kernelint.model.core.walk import ancestors, parent
+from kernelint.model.core.walk import ancestors, children, parent
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -19,7 +20,12 @@ def reaching_definitions(ctx: "FileContext", use: ast.Name) -> list[Definition]:
     Within one function: the last binding that must run before ``use`` (an earlier statement of
     an enclosing block), every binding after it that may run first (inside branches or loops),
     and bindings later in a loop that encloses ``use`` (loop-carried). Bindings of an enclosing
-    scope (module constants) are returned as they are."""
+    scope (module constants) are returned as they are. Answered once per use: the tree does
+    not change while a file is checked."""
+    return remembered(ctx, "reaching", use, lambda: _reaching_definitions(ctx, use))
+
+
+def _reaching_definitions(ctx: "FileContext", use: ast.Name) -> list[Definition]:
     definitions = ctx.definitions(use.id, use)
     if not definitions or ctx.scope_of(definitions[0].node) is not ctx.scope_of(use):
         return definitions
@@ -65,7 +71,7 @@ def walk_value(ctx: "FileContext", expr: ast.AST, descend, max_depth: int, seen:
                 if value is not None:
                     stack.append((value, depth + 1))
         elif not isinstance(node, ast.Lambda):
-            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+            stack.extend((child, depth) for child in children(node))
 
 
 def _position(node: ast.AST) -> tuple[int, int]:

@@ -16,6 +16,19 @@ _SINGLETON_CLASSES = frozenset(
     cls for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
     for cls in base.__subclasses__()
 )
+
+def _node_classes(base: type) -> set[type]:
+    found = set()
+    for cls in base.__subclasses__():
+        found.add(cls)
+        found |= _node_classes(cls)
+    return found
+
+
+#: Every concrete node class that is not a shared singleton: what a file model buckets once a
+#: rule asks for a type it did not declare (one more walk, however many types are asked later).
+EVERY_NODE_CLASS = frozenset(cls for cls in _node_classes(ast.AST) if cls._fields or cls.__subclasses__() == []) \
+    - _SINGLETON_CLASSES
 _SIGNATURE = re.compile(r"\w+\((.*)\)$")
 _VISIT_ORDER: dict[tuple[type, bool], tuple[str, ...]] = {}
 
@@ -71,6 +84,36 @@ def index_tree(tree: ast.Module, wanted: Iterable[type[ast.AST]]) -> dict[type, 
 
 def parent(node: ast.AST) -> ast.AST | None:
     return getattr(node, PARENT, None)
+
+
+_SUBTREE = "_kl_subtree"
+_CHILDREN = "_kl_children"
+#: Nodes whose subtree rules walk again and again (a kernel, a helper, a class, the module):
+#: their node list is kept on the node after the first walk.
+_REWALKED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
+
+
+def subtree(node: ast.AST) -> tuple[ast.AST, ...] | Iterable[ast.AST]:
+    """The nodes of ``node``'s subtree in ``ast.walk`` order. A function's, class's or module's
+    list is computed once and kept on the node (dozens of rules walk each kernel); any other
+    node is walked afresh. Callers must not change the tree in between."""
+    if not isinstance(node, _REWALKED):
+        return ast.walk(node)
+    found = node.__dict__.get(_SUBTREE)
+    if found is None:
+        found = tuple(ast.walk(node))
+        setattr(node, _SUBTREE, found)
+    return found
+
+
+def children(node: ast.AST) -> tuple[ast.AST, ...]:
+    """``ast.iter_child_nodes(node)`` as a tuple, kept on the node: the value followers visit
+    the same expressions many times per kernel."""
+    found = node.__dict__.get(_CHILDREN)
+    if found is None:
+        found = tuple(ast.iter_child_nodes(node))
+        setattr(node, _CHILDREN, found)
+    return found
 
 
 def ancestors(node: ast.AST):

@@ -24,6 +24,8 @@ from kernelint.model.core.dataflow import bound_values, reaches
 from kernelint.model.dsl import triton
 from kernelint.model.triton.dtypes import conversion_target, triton_dtype
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.memo import remembered
+from kernelint.model.core.walk import children, subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -42,6 +44,10 @@ _ADDRESS_CALLS = {
 def is_int64(ctx: "FileContext", expr: ast.AST, depth: int = _DEPTH) -> bool:
     """``expr`` is certainly a 64-bit integer: converted to int64, or arithmetic with an int64
     operand (Triton promotes the other one)."""
+    return remembered(ctx, "is_int64", expr, lambda: _is_int64(ctx, expr, depth), depth)
+
+
+def _is_int64(ctx: "FileContext", expr: ast.AST, depth: int) -> bool:
     if depth <= 0:
         return False
     if isinstance(expr, ast.Call):
@@ -69,6 +75,10 @@ def _definition_is_int64(ctx: "FileContext", definition, depth: int) -> bool:
 def index_origin(ctx: "FileContext", expr: ast.AST, depth: int = _DEPTH) -> ast.Call | None:
     """The ``tl.program_id`` or scalar ``tl.load`` an int32 row index ``expr`` is computed from;
     None when ``expr`` is not such an index (a vector, a parameter, anything int64)."""
+    return remembered(ctx, "index_origin", expr, lambda: _index_origin(ctx, expr, depth), depth)
+
+
+def _index_origin(ctx: "FileContext", expr: ast.AST, depth: int) -> ast.Call | None:
     if depth <= 0 or is_int64(ctx, expr):
         return None
     if isinstance(expr, ast.Call):
@@ -138,7 +148,7 @@ def int32_address_products(ctx: "FileContext", kernel: "Kernel") -> list[Widenin
     inside_found: set[int] = set()
     visited: set[int] = set()
     stack: list[tuple[ast.AST, int]] = []
-    for call in ast.walk(kernel.node):
+    for call in subtree(kernel.node):
         if isinstance(call, ast.Call) and ctx.call_name(call) in _ADDRESS_CALLS:
             keyword = _ADDRESS_CALLS[ctx.call_name(call)]
             address = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == keyword), None)
@@ -162,7 +172,7 @@ def int32_address_products(ctx: "FileContext", kernel: "Kernel") -> list[Widenin
                 for value in bound_values(ctx, node):
                     stack.append((value, depth + 1))
         elif not isinstance(node, ast.Lambda):
-            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+            stack.extend((child, depth) for child in children(node))
     return found
 
 

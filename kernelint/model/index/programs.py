@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from kernelint.model.core.dataflow import reaches
 from kernelint.model.dsl import triton
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.walk import subtree
+from kernelint.model.core.memo import remembered
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -29,14 +31,15 @@ def is_program_id(ctx: "FileContext", node: ast.AST) -> bool:
 def from_program_id(ctx: "FileContext", expr: ast.AST) -> bool:
     """``expr`` is computed from ``tl.program_id`` through arithmetic and assignments (loop
     variables are opaque: a tile index stepped by a loop is not a program index)."""
-    return reaches(ctx, expr, lambda node: is_program_id(ctx, node)) is not None
+    return remembered(ctx, "from_program_id", expr,
+                      lambda: reaches(ctx, expr, lambda node: is_program_id(ctx, node)) is not None)
 
 
 def program_scalings(ctx: "FileContext", kernel: "Kernel") -> list[tuple[ast.BinOp, ast.Name]]:
     """Products ``p * SIZE`` in ``kernel`` where ``p`` is a program index and ``SIZE`` a name:
     each program handles the tile at ``p * SIZE``."""
     found = []
-    for node in ast.walk(kernel.node):
+    for node in subtree(kernel.node):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             for index, size in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(size, ast.Name) and not from_program_id(ctx, size) and from_program_id(ctx, index):
@@ -48,7 +51,7 @@ def is_persistent(ctx: "FileContext", kernel: "Kernel") -> bool:
     """The kernel reads the number of programs (``tl.num_programs``) or loops over tiles starting
     at its program index (``for tile in range(pid, n_tiles, NUM_SMS)``): each program takes
     several tiles, so the grid size is a choice, not a count of tiles."""
-    for node in ast.walk(kernel.node):
+    for node in subtree(kernel.node):
         if ctx.is_call(node, triton.NUM_PROGRAMS):
             return True
         if isinstance(node, (ast.For, ast.While)):

@@ -24,6 +24,7 @@ from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import Access, kernel_index
 from kernelint.model.index.launch import Bound, bind, launch_sites
 from kernelint.model.project import shapes
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -139,7 +140,7 @@ def _checks_divisibility(site) -> bool:
     """The launching function tests a size with ``%`` (``assert n % BLOCK == 0``)."""
     function = site.ctx.function_of(site.node)
     scope = function if function is not None else site.ctx.tree
-    for node in ast.walk(scope):
+    for node in subtree(scope):
         if isinstance(node, (ast.Assert, ast.If, ast.Compare)):
             test = node.test if isinstance(node, (ast.Assert, ast.If)) else node
             if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):

@@ -16,6 +16,7 @@ from kernelint.model.core import dataflow
 from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -53,7 +54,7 @@ def pointer_like_parameters(ctx: "FileContext", kernel: "Kernel") -> frozenset[s
         return cache[id(kernel.node)]
     candidates = {a.arg for a in kernel.params} - kernel.constexpr_names(ctx.qualname)
     integers: set[str] = set()
-    for node in ast.walk(kernel.node):
+    for node in subtree(kernel.node):
         if isinstance(node, ast.Compare):
             if not any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
                 operands = [node.left, *node.comparators]

@@ -26,6 +26,7 @@ from kernelint.model.core.dataflow import is_dot, load_of, reaches
 from kernelint.model.dsl import triton
 from kernelint.model.project.host import loaded_dtypes
 from kernelint.model.triton.tiles import arange_length_in, axis_aranges, fold_in
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -117,7 +118,7 @@ def pipelined_loads(ctx: "FileContext", kernel: "Kernel") -> dict[int, tuple[ast
     """id(loop) -> (the ``for`` loop, the ``tl.load`` calls in it whose tiles a ``tl.dot`` in it
     reads directly or through names and casts)."""
     found: dict[int, tuple[ast.For, list[ast.Call]]] = {}
-    for node in ast.walk(kernel.node):
+    for node in subtree(kernel.node):
         if not is_dot(ctx, node):
             continue
         loops = ctx.loops_of(node)

@@ -19,6 +19,7 @@ from kernelint.model.core.calls import signature_argument
 from kernelint.model.core.dataflow import broadcast_operand, load_of, reaches
 from kernelint.model.dsl import triton
 from kernelint.model.core.values import fold_int
+from kernelint.model.core.memo import remembered
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -235,9 +236,13 @@ def _arange_span(call: ast.Call) -> ast.expr | None:
     return ast.BinOp(end, ast.Sub(), start)
 
 
-def axis_aranges(ctx: "FileContext", expr: ast.expr, axis: int) -> list[ast.Call]:
+def axis_aranges(ctx: "FileContext", expr: ast.expr, axis: int) -> tuple[ast.Call, ...]:
     """The ``tl.arange`` calls that span ``axis`` (0 rows, 1 columns) of the 2D tile ``expr``
     addresses: those inside the vectors broadcast along that axis (``offs_k[None, :]``)."""
+    return remembered(ctx, "axis_aranges", expr, lambda: _axis_aranges(ctx, expr, axis), axis)
+
+
+def _axis_aranges(ctx: "FileContext", expr: ast.expr, axis: int) -> tuple[ast.Call, ...]:
     found: list[ast.Call] = []
 
     def collect(node: ast.AST) -> bool:
@@ -252,7 +257,7 @@ def axis_aranges(ctx: "FileContext", expr: ast.expr, axis: int) -> list[ast.Call
         return False
 
     reaches(ctx, expr, match, prune=lambda n: ctx.is_call(n, triton.LOAD))
-    return found
+    return tuple(found)
 
 
 def operand_extent(ctx: "FileContext", operand: ast.expr, axis: int) -> list[SizeValue]:

@@ -1,0 +1,18 @@
+"""Answers kept per file model: a question about one node of a parsed tree has one answer while
+the file is checked, and the value followers ask the same ones many times per kernel."""
+from __future__ import annotations
+
+import ast
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+
+def remembered(ctx, question: str, node: ast.AST, answer: Callable[[], T], *key) -> T:
+    """``answer()`` for ``question`` about ``node`` (and ``key``), computed once per file model.
+    The node is kept with its answer, so its id cannot be reused by another node meanwhile."""
+    memo = ctx.__dict__.setdefault("_memo_" + question, {})
+    entry = memo.get((id(node), *key))
+    if entry is None:
+        entry = memo[(id(node), *key)] = (node, answer())
+    return entry[1]
