@@ -140,14 +140,28 @@ def _stored_value(ctx, access: Access) -> ast.AST | None:
         return call.args[1] if is_store and len(call.args) >= 2 else None
     if access.kind in ("store", "block_store"):
         return signature_argument(call, triton.SIGNATURES[triton.STORE], "value")
+    if access.kind == "atomic":
+        return signature_argument(call, _atomic_signature(ctx, call), "val")
+    return None
+
+
+def _atomic_signature(ctx, call: ast.Call) -> tuple[str, ...]:
+    return triton.SIGNATURES.get(ctx.call_name(call)) or triton.SIGNATURES[triton.ATOMIC_ADD]
+
+
+def _store_mask(ctx, store: Access) -> ast.AST | None:
+    if store.kind == "store":
+        return signature_argument(store.node, triton.SIGNATURES[triton.STORE], "mask")
+    if store.kind == "atomic":
+        return signature_argument(store.node, _atomic_signature(ctx, store.node), "mask")
     return None
 
 
 def _only_flagged_rows_and_dropped(ctx, kernel, fill: ast.Call, exp_call: ast.Call) -> bool:
     """The memory the mask reads is a per-row flag (``valid_row[:, None]``: padding tokens), so it
-    empties whole rows or none, and every store of a value computed from the exps drops those rows:
-    masked by that same flag (the NaN rows are the flagged rows), or through a block pointer or
-    descriptor whose extent is the flag's own bound (``_padding_rows_past_extent``)."""
+    empties whole rows or none, and every store (or atomic) of a value computed from the exps drops
+    those rows: masked by that same flag (the NaN rows are the flagged rows), or through a block
+    pointer or descriptor whose extent is the flag's own bound (``_padding_rows_past_extent``)."""
     loads = _row_flag_loads(ctx, fill.args[0])
     if loads is None:
         return False
@@ -159,8 +173,7 @@ def _only_flagged_rows_and_dropped(ctx, kernel, fill: ast.Call, exp_call: ast.Ca
         return False
     past_extent = None
     for store in reached:
-        mask = signature_argument(store.node, triton.SIGNATURES[triton.STORE], "mask") \
-            if store.kind == "store" else None
+        mask = _store_mask(ctx, store)
         if mask is not None and dataflow.reaches(ctx, mask, lambda n: id(n) in load_ids) is not None:
             continue
         if past_extent is None:
@@ -244,8 +257,8 @@ offsets and scalar bounds (causal masks, `offs_n < seqlen_k`), whose rows always
 the blocks the kernel visits.
 
 Also silent when the memory the mask reads is a per-row flag spread across the keys
-(`row_ok[:, None]`, padding tokens) and every store of a value computed from the exps is masked
-by that flag: the flag empties whole rows, those rows are the padding rows, and their NaN never
+(`row_ok[:, None]`, padding tokens) and every store (and atomic) of a value computed from the exps
+is masked by that flag: the flag empties whole rows, those rows are the padding rows, and their NaN never
 reaches memory. A mask that also reads per-key memory is still reported (a data row can lose
 every key). The same holds when the flag is read for rows below a bound and is 0 past it
 (`tl.load(row_ok_ptr + offs_m, mask=offs_m < M, other=0)`: the rows padding empties are exactly
