@@ -155,6 +155,7 @@ def _returned_addresses(source: str, function: str):
     ("zipped", {"bfloat16"}),
     ("grown[0]", {"float16", "int8"}),
     ("empty[0]", None),
+    ("replaced[0]", None),
 ])
 def test_an_element_of_a_list_has_the_dtypes_of_the_elements(expression, expected):
     found = _returned(f"""
@@ -171,6 +172,8 @@ def test_an_element_of_a_list_has_the_dtypes_of_the_elements(expression, expecte
             grown.append(groups[0])
             grown += [torch.zeros(n, dtype=torch.int8)]
             empty = []
+            replaced = [groups[0]]
+            replaced[0] = torch.zeros(n, dtype=torch.float32)
             return {expression}
     """, "make")
     if expected is None:

@@ -201,6 +201,8 @@ class _Follow(ValueFollower):
         found = DTypes()
         for element in added:
             found.add(evaluate(ctx, element.value if isinstance(element, ast.Starred) else element, frames))
+        if _element_stored(ctx, name):
+            found.complete = False  # ``xs[i] = t``: an element this does not follow
         return found
 
     def _parameter(self, ctx: "FileContext", parameter: ast.arg, frames: int, evaluate=None) -> DTypes:
@@ -363,6 +365,13 @@ def _union(answers: "list[DTypes | None] | None") -> DTypes:
     for answer in answers:
         found.add(answer if answer is not None else _unknown())
     return found
+
+
+def _element_stored(ctx: "FileContext", name: ast.Name) -> bool:
+    """Some statement in the scope of ``name`` stores into an element of it (``xs[i] = t``)."""
+    return any(isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+               and isinstance(node.value, ast.Name) and node.value.id == name.id
+               for node in ast.walk(ctx.scope_of(name)))
 
 
 def _picked(subscript: ast.Subscript) -> ast.expr:
