@@ -158,6 +158,90 @@ def uncovered_axes(bound: "Bound", access: Access) -> list[AxisPast]:
 
 
 @dataclass(frozen=True)
+class LongMask:
+    """A mask bounds dimension ``axis`` of an access by ``length`` (``offs < L``), longer than the
+    dimension's ``extent`` by ``surplus`` (a host polynomial, positive for every size)."""
+
+    axis: int
+    index: Poly
+    extent: Poly
+    length: Poly
+    surplus: Poly
+    rank: int
+
+    def name(self, axis: int) -> str:
+        return {self.rank - 1: "column", self.rank - 2: "row"}.get(axis, f"dimension-{axis}") \
+            if self.rank > 1 else "element"
+
+
+def long_masks(bound: "Bound", access: Access) -> list[LongMask]:
+    """The dimensions of a masked access whose mask compares the index with a length longer than
+    the dimension for every size (``mask=cols < N`` on a tensor of ``N - 1`` columns: another
+    tensor's length), where the lanes can reach past the dimension. A one-dimensional offset
+    with a constant surplus is left to KL136 (``tails.past_the_end`` reports it)."""
+    if not (access.masked and access.mask and access.mask_complete):
+        return []
+    indices = axis_indices(bound, access)
+    if not indices:
+        return []
+    facts = tuple(bound.host(f) for f in access.mask)
+    found = []
+    for axis in indices:
+        index = bound.host(axis.index)
+        query = sx.add(index, sx.add(axis.extent, sx.ONE, -1), -1)
+        if not any(n.startswith("lane:") for n in axis.index.symbols()) \
+                or bound.symbols.implied(query, facts) or bound.symbols.implied(query):
+            continue
+        moving = {n for n in index.symbols() if not n.startswith("h:")}
+        for fact in facts:
+            length = sx.add(sx.add(index, sx.ONE), fact, -1)  # the fact is index - length + 1 <= 0
+            if length.symbols() & moving or not fact.symbols() & moving:
+                continue
+            surplus = sx.add(length, axis.extent, -1)
+            if not _positive(surplus) or (surplus.is_const and axis.index is access.offset):
+                continue
+            found.append(LongMask(axis.axis, axis.index, axis.extent, length, surplus, len(indices)))
+            break
+    return found
+
+
+def _positive(poly: Poly) -> bool:
+    """``poly > 0`` for all sizes of at least 1: a positive constant, or every coefficient positive
+    and every symbol a host size."""
+    if poly.is_const:
+        return poly.constant > 0
+    return all(c > 0 for _, c in poly.terms) and all(n.startswith("h:") for n in poly.symbols())
+
+
+@dataclass(frozen=True)
+class LongMaskAccess:
+    access: Access
+    long: LongMask
+    argument: str
+    where: str
+
+
+def masked_past_extent(ctx: "FileContext", kernel: "Kernel") -> list[LongMaskAccess]:
+    """The masked accesses of ``kernel`` whose mask bounds a dimension by a longer length
+    (``long_masks``) under a launch of the project; silent under an ``if``/``while``."""
+    index = kernel_index(ctx, kernel)
+    candidates = [a for a in index.accesses if a.kind in ("load", "store", "atomic") and a.masked and a.mask
+                  and a.mask_complete and a.offset is not None and a.pointer is not None
+                  and _unguarded(ctx, kernel, a.node)]
+    sites = launch_sites(ctx, kernel) if candidates else []
+    found: list[LongMaskAccess] = []
+    for access in candidates:
+        for site in sites:
+            longs = long_masks(bind(index, site), access)
+            if longs:
+                argument = site.launch.bound_arguments().get(access.pointer)
+                text = ast.unparse(argument) if argument is not None else access.pointer
+                found.extend(LongMaskAccess(access, long, text, site.where) for long in longs)
+                break
+    return found
+
+
+@dataclass(frozen=True)
 class PartialMask:
     """A masked access of a kernel whose mask leaves dimension ``past.axis`` open under the
     launch at ``where``; ``block`` is the block of the ``cdiv`` grid axis over that extent."""

@@ -1,0 +1,82 @@
+"""KL143 mask-longer-than-tensor: a mask bounds an index by a length longer than the tensor's
+dimension it indexes (another tensor's size), so the lanes past the dimension read or write."""
+from __future__ import annotations
+
+from kernelint.checkers.triton.helpers import short
+from kernelint.findings import Severity
+from kernelint.model.index.access import kernel_index
+from kernelint.model.index.axes import masked_past_extent
+from kernelint.model.project import shapes
+from kernelint.rules import Because, Report, Rule
+
+
+class MaskLongerThanTensor(Rule):
+    code = "KL143"
+    name = "mask-longer-than-tensor"
+    family = "triton-pointers"
+    dsl = "triton"
+    severity = Severity.INFO
+    default_enabled = False
+    evidence_class = "numerics"
+    summary = ("A mask bounds an index by a length longer than the dimension it indexes "
+               "(`mask=cols < N` on a tensor of `N - 1` columns): the lanes past the tensor's own "
+               "size read or write beyond it.")
+    wants_finish = True
+    doc = """
+## What it does
+Flags a masked `tl.load`, `tl.store` or atomic whose mask compares an index with a length that,
+in the host facts of a launch the project makes, is longer than the dimension of the tensor the
+index addresses for every size: the mask of an output of `N - 1` columns compares with the
+input's `N`, a table of `n` entries is masked with `2 * n`, a strided view of a shorter tensor is
+masked with the logical length of another (triton-lang/triton#10336). The index engine
+(`kernelint/model/index/axes.py`) splits the address into one index per dimension of the host
+tensor (by the stride each term carries) and compares the mask's bound with that dimension.
+
+It stays silent when the bound is the dimension itself or shorter, when the host facts do not
+relate the two lengths (`L` and `bins.shape[0]` read separately: unknown), when the lanes cannot
+reach past the dimension, under an `if` or in a `while` loop of the kernel, and on a flat offset
+whose mask is a constant too long (KL136 reports those).
+
+## Why is this bad?
+The mask looks like a bounds check and is one, for another tensor. The lanes between the
+tensor's end and the bound read whatever follows it (the next row, the padding of a wider
+buffer, another allocation) or write over it; results are wrong only where the sizes differ,
+so tests on square shapes pass.
+
+## Example
+```python
+# out has N - 1 columns, x has N
+tl.store(out_ptr + row * stride_om + cols, b - a, mask=cols < N)
+```
+
+## Use instead
+```python
+tl.store(out_ptr + row * stride_om + cols, b - a, mask=cols < N - 1)
+```
+"""
+    references = """
+- issue 20 (out-of-bounds forms missed: a mask `offs < L` where the tensor is a strided view of
+  a shorter storage, triton-lang/triton#10336).
+"""
+
+    def finish(self, ctx):
+        for kernel in ctx.kernels:
+            if kernel.dsl != "triton":
+                continue
+            found_all = masked_past_extent(ctx, kernel)
+            if not found_all:
+                continue
+            symbols = kernel_index(ctx, kernel).symbols
+            for found in found_all:
+                access, long = found.access, found.long
+                verb = "read" if access.kind == "load" else "write"
+                name = long.name(long.axis)
+                extent, length = shapes.render(long.extent), shapes.render(long.length)
+                yield Report(
+                    access.node,
+                    f"the mask of `{short(access.node)}` bounds the {name} index `{symbols.render(long.index)}` "
+                    f"by {length}, but `{found.argument}` has {extent} {name}s there: the lanes past it {verb} up to "
+                    f"{shapes.render(long.surplus)} {name}(s) beyond the tensor; bound the mask by {extent}",
+                    cause=f"{kernel.name}:{access.pointer}:{long.axis}",
+                    facts=(Because(f"launched at {found.where}", None),),
+                )
