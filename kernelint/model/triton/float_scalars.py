@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from kernelint.model.kernels import Kernel
 
 _CAST = triton.TL + "cast"
+#: Decorators that keep ``torch.compile`` from tracing into a function: a launch inside runs as
+#: in eager mode (an opaque custom op or a graph break), with the argument typed by Triton.
+_NOT_TRACED = frozenset({
+    "torch.compiler.disable", "torch._dynamo.disable", "torch.library.custom_op",
+    "torch._library.custom_ops.custom_op", "torch._dynamo.disallow_in_graph",
+})
 
 
 def python_float(ctx: "FileContext", expr: ast.expr) -> ast.AST | None:
@@ -44,6 +50,19 @@ def python_float(ctx: "FileContext", expr: ast.expr) -> ast.AST | None:
         return node if default is not None and _float_literal(default) else None
     value = definitions[0].value
     return value if value is not None and _float_literal(value) else None
+
+
+def not_traced_by_compile(ctx: "FileContext", node: ast.AST) -> bool:
+    """True when a function enclosing ``node`` carries a decorator that keeps ``torch.compile``
+    from tracing it (``@torch.compiler.disable``, ``@torch.library.custom_op(...)``)."""
+    for ancestor in ctx.ancestors(node):
+        if not isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in ancestor.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if ctx.qualname(target) in _NOT_TRACED:
+                return True
+    return False
 
 
 def _float_literal(expr: ast.AST) -> bool:
