@@ -42,10 +42,11 @@ EXTRA = [
     ("flash-linear-attention/fla/ops/kda/gate.py:493:KL126", []),
     ("flash-linear-attention/fla/ops/rwkv6/chunk.py:105:KL126", []),
     ("flash-linear-attention/fla/ops/utils/pooling.py:129:KL126", []),
-    ("flash-linear-attention/fla/ops/gated_oja_rule/chunk_kkt.py:448:KL126", []),
     # Not listed: flash-attention flash_attn/flash_attn_triton.py:851 (KL126): its harness generates,
     # but the kernel calls tl.dot(..., trans_b=True), which Triton removed in 2.1: neither run can
-    # compile it, so no run can show the launch limit.
+    # compile it, so no run can show the launch limit. fla gated_oja_rule/chunk_kkt.py:448 (KL126):
+    # `beta` defaults to None in the entry but the kernel loads it unconditionally; the harness keeps
+    # the default, so neither run can launch (seen under the interpreter: 'NoneType' has no 'dtype').
 ]
 #: Extra confirm options per script.
 OPTIONS = {
@@ -65,6 +66,17 @@ def listed_commit(corpus: Path, repo: str) -> str | None:
         if key == repo.replace("/", "+"):
             return sha.strip()
     return None
+
+
+def kernelint_commit() -> str | None:
+    """The kernelint commit that ran: the ``COMMIT`` file of a snapshot made with ``git archive`` (a
+    copy carried to a GPU machine has no ``.git`` of its own), else ``git rev-parse HEAD``."""
+    root = HERE.parents[1]
+    marker = root / "COMMIT"
+    if marker.is_file():
+        return marker.read_text(encoding="utf-8").strip()
+    done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or None
 
 
 def run_confirm(args, work: Path, entry: dict, where: Path, script: str | None) -> dict:
@@ -125,10 +137,12 @@ def main() -> int:
             continue
         tasks.append((entry, Path(f"{repo / bug['file']}:{bug['line']}:{bug['rule']}"), script.name))
     began = time.perf_counter()
+    source = kernelint_commit()
 
     def write() -> None:
         # after each confirmation: a command stopped at its time limit keeps what finished
-        args.out.write_text(json.dumps({"dry_run": args.dry_run, "jobs": args.jobs, "results": results,
+        args.out.write_text(json.dumps({"dry_run": args.dry_run, "jobs": args.jobs, "kernelint_commit": source,
+                                        "results": results,
                                         "wall_s": round(time.perf_counter() - began, 1)}, indent=2) + "\n")
 
     with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
