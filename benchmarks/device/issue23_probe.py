@@ -3,7 +3,8 @@
     python benchmarks/device/issue23_probe.py OUTDIR
 
 Each part runs in its own subprocess with a timeout (a hung or crashed kernel costs one part) and
-writes OUTDIR/<part>.json; what the subprocess printed goes to OUTDIR/<part>.out. Parts:
+writes OUTDIR/<part>.json; what the subprocess printed goes to OUTDIR/<part>.out (two files a
+part: bring them back packed, e.g. `tar czf`, since a device call returns few files). Parts:
 
 - race (item 5, KL145): the KL145 pair's bad and good kernels run 10 times each on 4,096 tiles of
   32x32 and 64x64 (fp32, 8 warps); wrong elements counted per run.
@@ -77,7 +78,9 @@ def part_race(out: Path) -> dict:
 
 
 def part_fp64(out: Path, variant: str, mode: str) -> dict:
-    os.environ["TRITON_CACHE_DIR"] = str(out / "cache" / f"fp64-{variant}-{mode}")
+    # the kernel caches stay outside OUTDIR: a device call brings back a limited number of files
+    import tempfile
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"fp64-{variant}-{mode}-")
     import torch
     import triton
     folder = PAIRS / "KL146_float_scalar_fp64_under_compile"
@@ -93,7 +96,7 @@ def part_fp64(out: Path, variant: str, mode: str) -> dict:
         ms = _bench(lambda: function(**inputs))
         results[f"{rows}x{cols}"] = {"ms": ms, "max_abs_error": error}
     ptx = [p for p in Path(os.environ["TRITON_CACHE_DIR"]).rglob("*.ptx") if "swiglu" in p.name]
-    results["ptx_files"] = [str(p.relative_to(out)) for p in ptx]
+    results["ptx_files"] = [str(p.relative_to(os.environ["TRITON_CACHE_DIR"])) for p in ptx]
     results["f64_lines"] = [sum(".f64" in line for line in p.read_text().splitlines()) for p in ptx]
     results["f32_lines"] = [sum(".f32" in line for line in p.read_text().splitlines()) for p in ptx]
     return results
