@@ -59,8 +59,11 @@ layouts are the compiler's choice, pytorch #190517); where they differ that form
 Not reproduced on the H200 (Triton 3.6.0): the reference pair (each program transposes a
 32 x 32 or 64 x 64 fp32 tile through its scratch region, 8 warps, 4,096 and 16,384 tiles) gave
 the right result in 3 of 3 cases, and in 10 repeated runs of each of 4,096 tiles of 32 x 32 and
-64 x 64 no element was wrong (0 of 4.2 and 16.8 million per run). The reports it comes from are
-on Intel GPUs; on NVIDIA the stores of a program's warps happened to land first in every run.
+64 x 64 no element was wrong (0 of 4.2 and 16.8 million per run). The race is in the compiled code
+(Triton 3.6.0 for sm_90, 8 warps, BLOCK 64: each thread's 16 `st.global` to the scratch tile are
+followed by its 16 `ld.global` of other threads' elements with no `bar.sync` between; the good
+kernel has one), but on the H200 every program's stores landed before its loads read them in
+every run. The reports the rule comes from are on Intel GPUs.
 The rule is info and off by default: the code is still unsynchronised (no guarantee from Triton
 or CUDA), but no failure was measured. Turn it on with `extend-select = ["KL145"]`.
 
