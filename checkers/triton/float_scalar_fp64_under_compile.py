@@ -77,7 +77,11 @@ def swiglu_kernel(a_ptr, b_ptr, c_ptr, gate_multiplier, n_cols, BLOCK: tl.conste
   params to fp32 in remaining norm ops"): the PTX of the compiled kernels held hundreds of `.f64`
   instructions before the cast and none after.
 - torch/_inductor/codegen/triton_utils.py `signature_of`: float arguments are typed `fp64` when
-  the device supports it (`config._use_fp64_for_unbacked_floats`).
+  the device supports it (`config._use_fp64_for_unbacked_floats`); the fp64 typing came with
+  pytorch PR #170289 (December 2025, "Fix unbacked floats being downcast to fp32 in Triton
+  kernels"), and is in torch 2.11 (measured) and 2.13 (read). pytorch PR #190340 proposed fp32
+  again for user-defined Triton kernels; it is not in 2.13. Before #170289 Inductor passed fp32,
+  and this rule's finding costs nothing there.
 - Issue 23, item 10.
 """
 
