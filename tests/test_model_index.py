@@ -114,6 +114,47 @@ def test_host_sizes_are_polynomials_over_the_reads():
     assert _growth(leading) == [["x.shape[0]:data"]]
 
 
+def test_rows_of_a_flattened_tensor_whose_rank_is_not_read():
+    ctx = model("""
+        import torch
+        def f(x, xy, out, flag):
+            *batch, n = x.shape
+            x2d = x.contiguous().view(-1, n)
+            if xy.stride(-1) != 1:
+                xy = xy.contiguous()
+            xy = xy.reshape(-1, xy.shape[-1])
+            a, b = xy.chunk(2, dim=-1)
+            y = torch.empty_like(a) if flag else a
+            if flag:
+                out = out.view(-1, 4)
+            return (x2d.shape[0], x2d.stride(0), a.shape[0], a.shape[1], a.stride(0), y.shape[0], out)
+    """)
+    rows, stride, a_rows, a_cols, a_stride, y_rows, _ = _returned(ctx)
+    ret = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.Return))
+    assert shapes.render(rows) == "(x.numel() // n)"  # the product of the leading dimensions
+    assert shapes.render(stride) == "n"  # a view of a contiguous copy
+    assert shapes.render(a_rows) == "(xy.numel() // xy.shape[-1])"  # either binding of xy: one shape
+    assert shapes.render(a_cols) == "cdiv(xy.shape[-1], 2)"
+    assert shapes.render(a_stride) == "xy.shape[-1]"  # a half keeps the whole row's stride
+    assert shapes.render(y_rows) == shapes.render(a_rows)
+    assert shapes.tensor_of(None, ctx, ret.value.elts[-1]) is None  # the parameter or its view: two shapes
+
+
+def test_a_name_bound_to_a_shape_and_a_transpose_by_a_parameter():
+    ctx = model("""
+        def f(X, x, dim, G):
+            shape = X.shape
+            Xg = X.view(shape[0], G, -1)
+            x_sw = x.transpose(dim, -1).contiguous()
+            return (shape[0], Xg.shape[2], x_sw.numel() // x_sw.size(-1), x_sw.stride(0))
+    """)
+    batch, per_group, rows, stride = _returned(ctx)
+    assert _growth(batch) == [["X.shape[0]:data"]]
+    assert shapes.render(per_group) == "(X.numel() // (G × X.shape[0]))"
+    assert shapes.render(rows) == "(x.numel() // x_sw.shape[-1])"  # the element count survives the transpose
+    assert shapes.label(next(iter(stride.symbols()))).endswith(".stride(0)")  # its axes do not
+
+
 def test_unknown_host_values_stay_unknown():
     ctx = model("""
         def f(x, cfg):

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.index import intwidth
-from kernelint.model.core.dataflow import reaches
+from kernelint.model.core.dataflow import is_load, reaches
 from kernelint.model.index.access import kernel_index
 from kernelint.model.index.launch import bind, launch_sites
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
-from kernelint.model.project import shapes
+from kernelint.model.project import guards, shapes
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -61,7 +61,8 @@ class Overflow:
 
 
 def int32_overflows(ctx: "FileContext", kernel: "Kernel") -> list[Overflow]:
-    sites = launch_sites(ctx, kernel)
+    # a launch under an `if` the host sizes decide against it never runs
+    sites = [site for site in launch_sites(ctx, kernel) if not guards.never_runs(site.ctx.project, site.ctx, site.node)]
     if not sites:
         return []
     products = intwidth.int32_address_products(ctx, kernel)
@@ -79,13 +80,16 @@ def int32_overflows(ctx: "FileContext", kernel: "Kernel") -> list[Overflow]:
 
 
 def _pointers_fed(ctx: "FileContext", index, product: ast.AST) -> list[str]:
-    """The pointer parameters whose accesses have ``product`` in their address."""
+    """The pointer parameters whose accesses have ``product`` in their address. A value loaded
+    through ``product`` is not the product: ``cu_seqlens + (i + 1) * stride`` addresses
+    ``cu_seqlens``, not the rows its loaded value then offsets."""
     found: list[str] = []
     for access in index.accesses:
         if access.pointer is None or access.pointer in found:
             continue
         address = access.block.node if access.block is not None else access.node.args[0] if access.node.args else None
-        if address is not None and reaches(ctx, address, lambda n: n is product) is not None:
+        if address is not None and reaches(ctx, address, lambda n: n is product,
+                                           lambda n: is_load(ctx, n)) is not None:
             found.append(access.pointer)
     return found
 
@@ -172,10 +176,36 @@ def _activation_sized(tensor: shapes.Tensor, numel: Poly) -> bool:
         return False
     if not any(shapes.is_last_dimension(n) for leaf in shapes.leaves(tensor.shape[-1]) for n in leaf):
         return False
+    if not _per_call_outside_tiles(_whole_rows(numel)):
+        return False
     for groups in shapes.factor_groups(numel):
         names = [n for g in groups for n in g]
         if len(groups) >= 2 and any(shapes.growth(n) in _PER_CALL for n in names):
             return True
+    return False
+
+
+def _per_call_outside_tiles(poly: Poly, depth: int = 0) -> bool:
+    """Some term of ``poly`` grows with a per-call size other than through a count of tiles: a
+    ``(cdiv(M, block_size), K)`` scale table holds one row per block of ``M`` rows, so it passes
+    2^31 only after the tensor it describes is ``block_size`` times larger. A division by a
+    runtime dimension is no tile count (``x.numel() // N`` rows of ``N``)."""
+    for monomial, _ in poly.terms:
+        for name in monomial:
+            if shapes.growth(name) in _PER_CALL:
+                return True
+            atom = sx.atom_of(name)
+            if atom is None or depth > 4:
+                continue
+            if atom.op in ("cdiv", "floordiv"):
+                divisor = {n for leaf in shapes.leaves(atom.args[1]) for n in leaf}
+                if not any(shapes.growth(n) in _RUNTIME for n in divisor):
+                    continue  # a count of tiles of a block size
+                inner = atom.args[:1]
+            else:
+                inner = atom.args
+            if any(_per_call_outside_tiles(arg, depth + 1) for arg in inner):
+                return True
     return False
 
 

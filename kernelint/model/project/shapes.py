@@ -66,7 +66,8 @@ _NEXT_POW2 = frozenset({triton.NEXT_POWER_OF_2, "next_power_of_2", "next_power_o
 _DATADEP_METHODS = frozenset({"item", "tolist"})
 #: Attributes only a tensor has: a parameter read so is a tensor.
 _TENSOR_ATTRIBUTES = frozenset({"shape", "numel", "stride", "dtype", "device", "view", "reshape", "contiguous",
-                                "is_contiguous", "size", "data_ptr", "element_size", "dim", "ndim"})
+                                "is_contiguous", "size", "data_ptr", "element_size", "dim", "ndim", "transpose",
+                                "permute"})
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,10 @@ def label(name: str) -> str:
         return found.label
     atom = sx.atom_of(name)
     if atom is not None and atom.op == "floordiv":  # x.numel() // N: the rows of a reshape(-1, N)
-        return f"({sx.render(atom.args[0], label)} // {sx.render(atom.args[1], label)})"
+        divisor = sx.render(atom.args[1], label)
+        if len(atom.args[1].terms) > 1 or any(len(m) > 1 for m, _ in atom.args[1].terms):
+            divisor = f"({divisor})"
+        return f"({sx.render(atom.args[0], label)} // {divisor})"
     if atom is not None:
         inner = ", ".join(sx.render(a, label) for a in atom.args)
         return {"np2": f"next_power_of_2({inner})"}.get(atom.op, f"{atom.op}({inner})")
@@ -252,6 +256,8 @@ class _Follow:
             value = value.value
         source = _shape_source(value)
         if source is None:
+            if isinstance(value, ast.Call):  # BLOCK_SIZE, num_warps = calculate_settings(n)
+                return self._returned(ctx, value, frames, element=(index, len(names)))
             return None
         tensor = self.tensor(ctx, source, frames)
         if tensor is not None and len(tensor.shape) == len(names) and tensor.shape[index] is not None:
@@ -299,7 +305,7 @@ class _Follow:
         return unique[0] if len(unique) == 1 else sx.maximum(*unique)
 
     def _subscript_size(self, ctx, expr: ast.Subscript, frames: int) -> Poly | None:
-        source = _shape_source(expr.value)
+        source = _shape_source(_bound_shape(ctx, expr.value))
         if source is None:
             if _grid_meta(ctx, expr.value):  # META["BLOCK_M"] in a grid lambda or function
                 return _symbol(ctx, expr, ast.unparse(expr), META)
@@ -378,9 +384,10 @@ class _Follow:
                     ctx, call, f"{_text(func.value, 24)}.stride({ast.unparse(call.args[0])})", DIM)
         return None
 
-    def _returned(self, ctx, call: ast.Call, frames: int) -> Poly | None:
+    def _returned(self, ctx, call: ast.Call, frames: int, element: tuple[int, int] | None = None) -> Poly | None:
         """A call of a host function of the project (``get_block_size(n)``): what it returns,
-        its parameters bound to this call's arguments."""
+        its parameters bound to this call's arguments; with ``element`` ``(i, n)``, item ``i`` of
+        the ``n``-tuple every return gives (``return BLOCK_SIZE, num_warps``)."""
         if frames <= 0:
             return None
         functions = ctx.local_functions_called(call) if isinstance(call.func, ast.Name) else []
@@ -395,6 +402,12 @@ class _Follow:
         function = functions[0]
         returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
                    and target_ctx.function_of(n) is function]
+        if element is not None:
+            at, width = element
+            if not all(isinstance(r, ast.Tuple) and len(r.elts) == width
+                       and not any(isinstance(e, ast.Starred) for e in r.elts) for r in returns):
+                return None
+            returns = [r.elts[at] for r in returns]
         if not returns:
             return None
         saved = dict(self.bound)
@@ -609,6 +622,10 @@ class _Follow:
             if sizes is None:
                 return None
             return Tensor(_fill_inferred(sizes, inner, call), inner.contiguous or method == "reshape", where)
+        if method in ("transpose", "swapaxes", "permute", "movedim") and not _reordered_axes_read(ctx, call, inner):
+            # x.transpose(dim, -1) with `dim` a parameter: the axes are not known, the count is
+            numel = inner.numel()
+            return Tensor((), False, where, numel) if numel is not None else None
         if method in ("transpose", "swapaxes") and len(call.args) == 2:
             a, b = ctx.resolve_int(call.args[0]), ctx.resolve_int(call.args[1])
             if a is None or b is None:
@@ -678,6 +695,14 @@ class _Follow:
         return Tensor(tuple(shape), contiguous, f"{ctx.path}:{expr.lineno}")
 
 
+def _reordered_axes_read(ctx: "FileContext", call: ast.Call, inner: Tensor) -> bool:
+    """The axes a transpose or permute moves are constants, on a tensor of known rank."""
+    if not inner.shape:
+        return False
+    args = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) else call.args
+    return bool(args) and all(ctx.resolve_int(a) is not None for a in args)
+
+
 def _fill_inferred(sizes: tuple[Poly | None, ...], inner: Tensor, call: ast.Call) -> tuple[Poly | None, ...]:
     """A view's sizes with its one ``-1`` replaced by what the element count leaves."""
     minus = [i for i, s in enumerate(sizes) if s is not None and s.is_const and s.constant == -1]
@@ -702,6 +727,15 @@ def _shape_source(expr: ast.AST) -> ast.expr | None:
             and not expr.args and not expr.keywords:
         return expr.func.value
     return None
+
+
+def _bound_shape(ctx: "FileContext", expr: ast.expr) -> ast.expr:
+    """``x.shape`` for a name bound once to it (``shape = x.shape; shape[0]``), else ``expr``."""
+    if isinstance(expr, ast.Name):
+        reaching = reaching_definitions(ctx, expr)
+        if len(reaching) == 1 and reaching[0].kind == "assign" and _shape_source(reaching[0].value) is not None:
+            return reaching[0].value
+    return expr
 
 
 def _parameter_of(ctx: "FileContext", expr: ast.expr) -> ast.arg | None:
