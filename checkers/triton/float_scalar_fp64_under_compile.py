@@ -50,6 +50,10 @@ Measured on the H200 (torch 2.11.0, Triton 3.6.0, the reference pair: Liger-Kern
 forward in fp16, launched from a `torch.compile`d function): the compiled kernel's PTX held 418
 lines with `.f64` against 2 with the cast (the parameter read and its conversion) and 0 in eager
 Triton; time median 1.54x (1.03x at 4096 x 4096, 1.54x at 8192 x 3072, 2.10x at 16384 x 4096).
+A separate probe (`benchmarks/device/issue23_probe.py`, one process per variant) gave 2.55x at
+8192 x 3072 (0.106 ms against 0.042 ms) and 2.10x at 16384 x 4096; why the fixed kernel took
+0.069 ms at 8192 x 3072 in the pair's run, and why 4096 x 4096 showed no difference there, was
+not found.
 Eager launches are not affected: the same kernel outside `torch.compile` ran as fast as the
 fixed one under it (0.041 ms vs 0.042 ms at 8192 x 3072).
 
