@@ -47,7 +47,8 @@ class Report:
     #: What this report is a symptom of, as a key stable under edits elsewhere (a kernel's name
     #: and the grid axis; the shape read a product comes from). Reports of one rule in one file
     #: with the same cause become one finding, the others its ``related`` sites, and a baseline
-    #: entry matches the cause. None: the report is its own cause.
+    #: entry matches the cause; a key written by ``grouping.project_cause`` joins the sites of
+    #: every file of the project. None: the report is its own cause.
     cause: str | None = None
     #: Why it fires: the facts the rule read, each a ``Because``.
     facts: tuple[Because, ...] = ()
