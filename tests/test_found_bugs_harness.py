@@ -1,7 +1,7 @@
 """The found-bug confirmations' control (issue 24): every harness with a checkout declares the
 edits that fix its finding, an edit applies only to the line it names (and only once), the
 checkout itself is never touched, and a finding counts as cause-shown only when the defect shows
-as is and is gone after the fix. The committed H200 control run says so for each harness it ran."""
+as is and is gone after the fix. The committed H200 control runs say so for every harness."""
 from __future__ import annotations
 
 import json
@@ -16,17 +16,15 @@ import harness  # noqa: E402
 import run_all  # noqa: E402
 
 SCRIPTS = sorted((ROOT / "benchmarks" / "found_bugs").glob("*__*.py"))
-CONTROL_RUN = ROOT / "benchmarks" / "found_bugs" / "results" / "h200-2026-12-01-fixed-control.json"
-#: Harnesses whose repository has no checkout in /work/corpus: no fix is declared or run yet.
-WITHOUT_CHECKOUT = {"tritonbench__grouped_gemm_fp16_pointers.py", "tritonbench__grouped_gemm_int32_leading_dims.py"}
+RESULTS = ROOT / "benchmarks" / "found_bugs" / "results"
+#: The H200 runs with the fixed-line control: the 8 harnesses with a checkout in /work/corpus, then
+#: the two tritonbench ones on a pack of its pre-fix commit (db2155c) from the fetch mirror.
+CONTROL_RUNS = [RESULTS / "h200-2026-12-01-fixed-control.json", RESULTS / "h200-2026-12-01-tritonbench-fixed-control.json"]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
 def test_each_harness_declares_its_fix(script):
     bug = run_all.bug_of(script)
-    if script.name in WITHOUT_CHECKOUT:
-        assert "fix" not in bug
-        return
     assert bug["fix"] and bug["fix_why"]
     for edit in bug["fix"]:
         assert isinstance(edit["line"], int) and edit["old"] and edit["old"] != edit["new"]
@@ -65,15 +63,16 @@ def test_cause_shown_needs_the_defect_as_is_and_not_after_the_fix():
     assert run_all.verdict({"outcome": "confirmed"}, None) == "confirmed, no fixed control"
 
 
-def test_the_committed_control_run():
-    report = json.loads(CONTROL_RUN.read_text(encoding="utf-8"))
-    assert {"gpu", "driver", "torch", "triton"} <= set(report["environment"])
-    by_script = {entry["script"]: entry for entry in report["results"]}
+def test_the_committed_control_runs():
+    by_script = {}
+    for path in CONTROL_RUNS:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        assert {"gpu", "driver", "torch", "triton"} <= set(report["environment"])
+        assert report["environment"]["gpu"].startswith("NVIDIA"), path.name
+        by_script.update({entry["script"]: entry for entry in report["results"] if entry.get("outcome") != "not-run"})
     for script in SCRIPTS:
+        assert script.name in by_script, f"{script.name}: no committed run with the control"
         entry = by_script[script.name]
-        if script.name in WITHOUT_CHECKOUT:
-            assert entry["outcome"] == "not-run"
-            continue
         assert entry["checkout_commit"].startswith(entry["commit"])
         assert entry["fix"] == run_all.bug_of(script)["fix"], f"{script.name}: the fix changed since the run"
         assert entry["outcome"] == run_all.verdict(entry["as-is"], entry["fixed"]) == "cause-shown"

@@ -8,6 +8,18 @@ BUG = {
     "file": "tritonbench/operators/grouped_gemm/kernels.py", "line": 109, "rule": "KL101",
     "what": "bf16 groups read through fp16 pointers give wrong products",
     "trigger": "4 groups of 256x256 @ 256x256 in bfloat16 (tritonbench --precision bf16)",
+    "fix": [
+        {"line": 90, "old": "BLOCK_SIZE_K: tl.constexpr,", "new": "BLOCK_SIZE_K: tl.constexpr, DTYPE: tl.constexpr,"},
+        {"line": 109, "old": "tl.pointer_type(tl.float16)", "new": "tl.pointer_type(DTYPE)"},
+        {"line": 110, "old": "tl.pointer_type(tl.float16)", "new": "tl.pointer_type(DTYPE)"},
+        {"line": 111, "old": "tl.pointer_type(tl.float16)", "new": "tl.pointer_type(DTYPE)"},
+        {"line": 189, "old": "group_size,",
+         "new": "group_size, DTYPE={torch.float16: tl.float16, torch.bfloat16: tl.bfloat16}[group_A[0].dtype],"},
+    ],
+    "fix_why": "the three flagged casts (lines 109-111) take the element type from a DTYPE constexpr, "
+               "as the rule says, declared with the kernel's other constexprs (line 90) and passed "
+               "from the first group's dtype at the launch (line 189); line 134's fp16 conversion of "
+               "the accumulator is left as is (tl.store converts to the pointer's type)",
 }
 
 

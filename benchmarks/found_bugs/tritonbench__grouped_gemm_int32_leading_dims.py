@@ -8,6 +8,11 @@ BUG = {
     "file": "tritonbench/operators/grouped_gemm/kernels.py", "line": 180, "rule": "KL102",
     "what": "rows past 2^31 elements of A are read from wrapped addresses",
     "trigger": "one group, A 65664x32768 fp16 (2.15e9 elements), B 32768x128",
+    "fix": [
+        {"line": 180, "old": "dtype=torch.int32", "new": "dtype=torch.int64"},
+    ],
+    "fix_why": "the flagged table of leading dimensions made int64, as the rule says: the kernel's "
+               "row * lda products are then 64-bit",
 }
 
 
