@@ -25,15 +25,10 @@ CITING = ("other_releases",)
 
 #: Runs committed with their JSON but without the log prove printed (it was not kept at the time).
 #: Each was an H200 run of its day; the JSON holds every figure, so the records are checked
-#: against it, and only the log check is waived. Issue 24 re-ran every other such pair of its
-#: time with its log; KL206 and KL311 did not fit its device time (KL206's pair runs 90 s alone on
-#: the GPU; KL311 needs the CuTe DSL wheels carried in two calls). Issue 22's version run came
-#: without its log too. Remove an entry by committing the run's log, or by re-running its pairs
-#: and committing the new run and log.
+#: against it, and only the log check is waived. Issue 24 re-ran every other such pair with its
+#: log (KL206, KL311 and issue 22's KL131-KL133 last, runs 2026-12-01-h200-issue24d-*). Remove an
+#: entry by committing the run's log, or by re-running its pairs and committing the new run and log.
 RUNS_WITHOUT_LOG = {
-    "2026-12-01-h200-KL206": "KL206 (perf); log not kept",
-    "2026-12-01-h200-KL307-KL311-fair-race": "KL311 (perf, CuTe DSL); log not kept",
-    "2026-12-01-h200-issue22-version-pairs": "KL131, KL132, KL133 (issue 22); log not committed with the run",
     "2026-12-01-h200-issue20-bounds": "KL136, KL137 (issue 20); log not committed with the run",
 }
 

@@ -92,9 +92,10 @@ whose call goes straight to the launch, so a loop that launches many times shoul
 (per shape) and call the result. `cute.compile` itself, run on every iteration, compiles every
 time: cutlass issues #2339 and #2643 report about 13 ms per compile against about 5 µs for a
 cached call. Measured on the H200 (nvidia-cutlass-dsl 4.8.1): calling the `@cute.jit` function
-directly took 9-13 ms per call, the compiled function 22-44 µs (launch and `from_dlpack`
-included): a median of 336 times faster (223-456x over four loop sizes of 16 to 256 calls, up
-to 1 GiB moved; a 2-call control case agrees). A per-call `cute.compile` costs a whole compile
+directly took 8-12 ms per call, the compiled function 44-49 µs (launch and `from_dlpack`
+included): a median of 206 times faster (176-244x over four loop sizes of 16 to 256 calls, up
+to 1 GiB moved; a 2-call control case agrees; the run before measured 336x, 223-456x, with the
+compiled call at 22-44 µs). A per-call `cute.compile` costs a whole compile
 on every call: measured without a GPU (nvidia-cutlass-dsl 4.8.1, x86-64 CPU, the pair's one-line
 kernel), 222 ms per call (190-272 ms over 20 calls) against 10 µs for a cached lookup after the
 first compile (`benchmarks/kl311_per_call_compile/compile_cost.py`); flashinfer #1519 reports about
