@@ -81,7 +81,7 @@ matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=256, BLOCK_N=256, BLOCK_K=64, num_
         for kernel in ctx.kernels:
             if kernel.dsl != "triton":
                 continue
-            found = worst_per_setting(ctx, kernel)
+            found = worst_per_setting(ctx, kernel, above=limit)
             for setting, estimate in found:
                 if not setting.config and estimate is not None and estimate.bytes > limit:
                     yield Report(setting.site, _message(kernel.name, estimate, limit, target, "this launch"))

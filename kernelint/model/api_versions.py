@@ -152,11 +152,16 @@ def api_uses(ctx, dsl: str, guarded: bool = False) -> Iterator[ApiUse]:
             imported_names |= bound
             if guarded or not is_version_guarded(node):
                 yield ApiUse(node, api, status)
+    # Only a name an import binds, or an attribute spelled like the last part of a tabled API
+    # (or of a prefix canonical names rewrite), can name one: the rest need no qualname.
+    last_parts = _last_parts(names)
     for node_type in (ast.Attribute, ast.Name):
         for node in ctx.nodes(node_type):
             if not isinstance(node.ctx, ast.Load):
                 continue
-            if isinstance(node, ast.Name) and node.id in imported_names:
+            if isinstance(node, ast.Name) and (node.id in imported_names or not ctx.imports.binds(node.id)):
+                continue
+            if isinstance(node, ast.Attribute) and node.attr not in last_parts:
                 continue
             api = ctx.qualname(node)
             if api not in names or in_annotation(node):
@@ -176,6 +181,15 @@ def api_uses(ctx, dsl: str, guarded: bool = False) -> Iterator[ApiUse]:
                 status = status_in(changes, api, target)
                 if status.state in (MISSING, DEPRECATED) and (guarded or not is_version_guarded(call)):
                     yield ApiUse(keyword, api, status)
+
+
+def _last_parts(names: frozenset[str]) -> frozenset[str]:
+    from kernelint.model.dsl import CANONICAL_PREFIXES
+
+    parts = {name.rsplit(".", 1)[-1] for name in names}
+    for prefix, _ in CANONICAL_PREFIXES:
+        parts.add(prefix.rstrip(".").rsplit(".", 1)[-1])
+    return frozenset(parts)
 
 
 #: How messages spell a qualified name: (prefix, short prefix) per DSL.

@@ -137,7 +137,9 @@ def _single_value(ctx: "FileContext", expr: ast.AST) -> ast.expr | None:
 def additive_terms(ctx: "FileContext", expr: ast.expr, _seen: set[int] | None = None) -> list[ast.expr]:
     """The summands ``expr`` is built from, through names and loop-carried ``+=`` updates. A name
     with an opaque binding (a parameter, a loop variable) is itself a summand."""
-    seen = set() if _seen is None else _seen
+    if _seen is None:
+        return list(remembered(ctx, "additive_terms", expr, lambda: tuple(additive_terms(ctx, expr, set()))))
+    seen = _seen
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
         right = additive_terms(ctx, expr.right, seen) if isinstance(expr.op, ast.Add) else [expr.right]
         return additive_terms(ctx, expr.left, seen) + right

@@ -78,6 +78,10 @@ class ImportTable:
             for root in roots
         )
 
+    def binds(self, name: str) -> bool:
+        """An import of the file binds ``name`` (so a bare ``name`` can have a qualname)."""
+        return name in self._aliases
+
     def qualname(self, expr: ast.AST) -> str | None:
         """The canonical dotted name ``expr`` refers to, or None when it is not an imported name."""
         chain = attribute_chain(expr)

@@ -8,6 +8,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from kernelint.model.core import dataflow
+from kernelint.model.core.memo import remembered
 from kernelint.model.dsl import triton
 
 if TYPE_CHECKING:
@@ -58,6 +59,10 @@ def _tile_loop(ctx: "FileContext", name: ast.Name) -> ast.For | None:
 
 def tile_index(ctx: "FileContext", term: ast.expr) -> str | None:
     """How ``term`` counts tiles (for a message), or None when it may be an element offset."""
+    return remembered(ctx, "tile_index", term, lambda: _tile_index(ctx, term))
+
+
+def _tile_index(ctx: "FileContext", term: ast.expr) -> str | None:
     if isinstance(term, ast.Name):
         loop = _tile_loop(ctx, term)
         if loop is not None:

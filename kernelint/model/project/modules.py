@@ -140,7 +140,7 @@ def load(path: Path, name: str) -> Module | None:
         data = read_bytes(str(path))
     except (OSError, Unreadable):
         return None
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    digest = digest_of(data)
     known = _PARSED.get(path)
     if known is not None and known.digest == digest:
         _PARSED.move_to_end(path)
@@ -162,10 +162,15 @@ def load(path: Path, name: str) -> Module | None:
     return module
 
 
+def digest_of(data: bytes) -> str:
+    """The content hash facts record for a file's bytes."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def file_digest(path: Path) -> str:
     """The content hash of a file as facts record it ("-" when it cannot be read)."""
     try:
-        return hashlib.blake2b(read_bytes(str(path)), digest_size=16).hexdigest()
+        return digest_of(read_bytes(str(path)))
     except (OSError, Unreadable):
         return "-"
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -33,6 +35,7 @@ from kernelint.model.kernels import Kernel
 from kernelint.model.launch import Launch, launched_kernel_expr
 from kernelint.model.project import modules as _modules
 from kernelint.model.project.index import index_of, project_root, runs_with_allocator, scope_names
+from kernelint.reading import Unreadable, decode, read_bytes
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -79,6 +82,7 @@ class ProjectView:
         self._loaded: dict[str, _modules.Module | None] = {}
         self._absolute: dict[tuple[int, int], str | None] = {}
         self._launch_forms: dict[tuple[int, str], list[Launch]] = {}
+        self._callees: dict[int, dict[str, list[tuple[int, ast.Call]]]] = {}
 
     def display_path(self, path: str) -> str:
         """``path`` as messages show it: relative to the project root when inside it, so a
@@ -151,14 +155,12 @@ class ProjectView:
     def _own_absolute(self, expr: ast.AST) -> str | None:
         if self.module_name is None:
             return None
-        if self._own_aliases is None:
-            is_package = self._path is not None and self._path.name == "__init__.py"
-            self._own_aliases = _modules.absolute_aliases(self.ctx.tree, self.module_name, is_package)
+        aliases = self._aliases_of(self.ctx)
         chain = attribute_chain(expr)
         if chain is None:
             return None
         root, parts = chain
-        base = self._own_aliases.get(root)
+        base = aliases.get(root)
         if base is None:
             if not any(d.node in self.ctx.tree.body for d in self.ctx.definitions(root, self.ctx.tree)):
                 return None
@@ -217,9 +219,15 @@ class ProjectView:
             return self.module_name
         return self._names_of_contexts.get(id(ctx))
 
-    def _candidates(self, module_name: str) -> list[str]:
-        """The module itself, its importers, and the importers of packages that re-export it."""
-        names = [module_name, *self._importers(module_name)]
+    def _candidates(self, module_name: str, word: str | None = None) -> list[str]:
+        """The module itself, its importers, and the importers of packages that re-export it.
+        With ``word`` (the name a question looks for), a direct importer whose text never spells
+        it is left out unparsed: it can name a definition of the module only by spelling it (in
+        its import or as an attribute); a package's importer may use a re-exported alias, so it
+        stays. The text read is recorded like a parsed module's."""
+        direct = [name for name in self._importers(module_name)
+                  if word is None or self._spells(name, word)]
+        names = [module_name, *direct]
         package = module_name.rsplit(".", 1)[0] if "." in module_name else None
         while package is not None and len(names) < _MAX_CANDIDATES:
             if package in self._index.by_name and module_name in self._index.by_name[package].imports | {
@@ -231,6 +239,22 @@ class ProjectView:
             if name not in seen:
                 seen.append(name)
         return seen[:_MAX_CANDIDATES]
+
+    def _spells(self, module_name: str, word: str) -> bool:
+        """The text of a module of the project contains ``word`` as a whole word."""
+        loaded = self._loaded.get(module_name)
+        if loaded is not None:
+            return _word(word).search(loaded.source) is not None
+        entry = self._index.by_name.get(module_name) if self._index is not None else None
+        if entry is None:
+            return False
+        try:
+            data = read_bytes(str(entry.path))
+        except (OSError, Unreadable):
+            self._record(f"file:{entry.path}", "-")
+            return False
+        self._record(f"file:{entry.path}", _modules.digest_of(data))
+        return _word(word).search(decode(data)) is not None
 
     # --- kernels and launches ----------------------------------------------------------------
 
@@ -276,7 +300,7 @@ class ProjectView:
             return [Site(l.node, kernel_ctx, launch=l) for l in kernel_ctx.launches if l.kernel is kernel]
         target = f"{own_module}.{kernel.name}"
         found: list[Site] = []
-        for name in self._candidates(own_module):
+        for name in self._candidates(own_module, kernel.name):
             ctx = self.context_of(name)
             if ctx is None:
                 continue
@@ -299,7 +323,7 @@ class ProjectView:
         if module_name is None:
             return []
         target, found = f"{module_name}.{name}", []
-        for other_name in self._candidates(module_name):
+        for other_name in self._candidates(module_name, name):
             other = self.context_of(other_name)
             if other is None or other is ctx:
                 continue
@@ -324,24 +348,59 @@ class ProjectView:
                          and isinstance(call.func, ast.Attribute))
             if function.name != "forward" or module_name is None:
                 return found
-            target, attribute, shift = f"{module_name}.{owner.name}", "apply", 1
+            target, attribute, shift, word = f"{module_name}.{owner.name}", "apply", 1, owner.name
         elif owner is ctx.tree and module_name is not None:
-            target, attribute, shift = f"{module_name}.{function.name}", None, 0
+            target, attribute, shift, word = f"{module_name}.{function.name}", None, 0, function.name
         else:
             return [Site(call, ctx) for call in ctx.nodes(ast.Call) if function in ctx.local_functions_called(call)]
-        for name in self._candidates(module_name):
+        for name in self._candidates(module_name, word):
             other = self.context_of(name)
             if other is None:
                 continue
-            for call in other.nodes(ast.Call):
+            for call in self._calls_spelling(other, attribute or word):
                 func = call.func
                 if attribute is not None:
-                    if not (isinstance(func, ast.Attribute) and func.attr == attribute):
-                        continue
                     func = func.value
                 if isinstance(func, (ast.Name, ast.Attribute)) and self.absolute(other, func) == target:
                     found.append(Site(call, other, shift=shift))
         return found
+
+    def _calls_spelling(self, ctx: "FileContext", word: str) -> list[ast.Call]:
+        """The calls of a module that may call something named ``word``: ``word(...)``,
+        ``x.word(...)``, and any call of a name an import binds (``from .m import f as g``),
+        in source order. Grouped once per module, so a question about callers resolves the
+        names of a few calls, not of every call."""
+        groups = self._callees.get(id(ctx))
+        if groups is None:
+            groups = self._callees[id(ctx)] = {}
+            imported = self._aliases_of(ctx)
+            for position, call in enumerate(ctx.nodes(ast.Call)):
+                func = call.func
+                if isinstance(func, ast.Attribute):
+                    groups.setdefault(func.attr, []).append((position, call))
+                elif isinstance(func, ast.Name):
+                    groups.setdefault(func.id, []).append((position, call))
+                    if func.id in imported:
+                        groups.setdefault("", []).append((position, call))
+        spelled, renamed = groups.get(word, []), groups.get("", [])
+        merged = dict(spelled)
+        merged.update(renamed)
+        return [call for _, call in sorted(merged.items(), key=lambda item: item[0])]
+
+    def _aliases_of(self, ctx: "FileContext") -> dict[str, str]:
+        """Local name -> absolute dotted name for the imports of the file of ``ctx``."""
+        if ctx is self.ctx:
+            if self._own_aliases is None and self.module_name is not None:
+                is_package = self._path is not None and self._path.name == "__init__.py"
+                self._own_aliases = _modules.absolute_aliases(self.ctx.tree, self.module_name, is_package)
+            return self._own_aliases or {}
+        module = self._module_of_ctx(ctx)
+        return module.aliases if module is not None else {}
+
+
+@lru_cache(maxsize=4096)
+def _word(word: str) -> re.Pattern:
+    return re.compile(rf"\b{re.escape(word)}\b")
 
 
 def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:

@@ -37,6 +37,8 @@ DEFAULT_NUM_STAGES = 3
 #: The smallest element a ``tl.dot`` operand can have (fp8, int8): the bound used when the host
 #: tensors' dtypes are not all known.
 _LEAST_ELEMENT_BYTES = 1
+#: The widest element a tile can hold (int64, fp64).
+_WIDEST_ELEMENT_BYTES = 8
 
 
 @dataclass(frozen=True)
@@ -135,27 +137,33 @@ def pipelined_loads(ctx: "FileContext", kernel: "Kernel") -> dict[int, tuple[ast
     return found
 
 
-def estimates(ctx: "FileContext", kernel: "Kernel", among: list[Setting] | None = None) -> list[PipelineEstimate]:
+def estimates(ctx: "FileContext", kernel: "Kernel", among: list[Setting] | None = None,
+              above: int | None = None) -> list[PipelineEstimate]:
     """The pipeline's shared memory per setting (``among``, default all of the kernel's) and K
-    loop, where at least one tile's size folds."""
+    loop, where at least one tile's size folds; with ``above``, only the estimates that could
+    exceed it with the widest elements (the host's dtypes are looked up for those alone)."""
     loops = pipelined_loads(ctx, kernel)
     if not loops:
         return []
-    sizes = {id(load): _element_bytes(ctx, kernel, load) for _, loads in loops.values() for load in loads}
+    sizes: dict[int, tuple[int, bool]] = {}
     found = []
     for setting in settings(ctx, kernel) if among is None else among:
         for loop, loads in loops.values():
+            folded = [(load, elements) for load in loads
+                      if (elements := _tile_elements(ctx, load, setting.env)) is not None]
+            if not folded:
+                continue
+            stages = _loop_stages(ctx, loop) or setting.num_stages
+            if above is not None and stages * _WIDEST_ELEMENT_BYTES * sum(e for _, e in folded) <= above:
+                continue
             tiles, least = [], False
-            for load in loads:
-                elements = _tile_elements(ctx, load, setting.env)
-                if elements is None:
-                    continue
+            for load, elements in folded:
+                if id(load) not in sizes:
+                    sizes[id(load)] = _element_bytes(ctx, kernel, load)
                 size, known = sizes[id(load)]
                 least = least or not known
                 tiles.append((load, elements, size))
-            if tiles:
-                stages = _loop_stages(ctx, loop)
-                found.append(PipelineEstimate(setting, loop, stages or setting.num_stages, tuple(tiles), least))
+            found.append(PipelineEstimate(setting, loop, stages, tuple(tiles), least))
     return found
 
 
@@ -199,12 +207,14 @@ def _element_bytes(ctx: "FileContext", kernel: "Kernel", load: ast.Call) -> tupl
     return _LEAST_ELEMENT_BYTES, False
 
 
-def worst_per_setting(ctx: "FileContext", kernel: "Kernel") -> list[tuple[Setting, PipelineEstimate | None]]:
+def worst_per_setting(ctx: "FileContext", kernel: "Kernel",
+                      above: int | None = None) -> list[tuple[Setting, PipelineEstimate | None]]:
     """Every setting of ``kernel`` with its largest K-loop estimate (None when no loop's tiles
-    could be sized under it); empty when the kernel has no pipelined ``tl.dot`` loop."""
+    could be sized under it, or, with ``above``, none can exceed it); empty when the kernel has
+    no such loop."""
     every = settings(ctx, kernel)
     worst: dict[int, PipelineEstimate] = {}
-    for estimate in estimates(ctx, kernel, every):
+    for estimate in estimates(ctx, kernel, every, above):
         key = id(estimate.setting)
         if key not in worst or estimate.bytes > worst[key].bytes:
             worst[key] = estimate
