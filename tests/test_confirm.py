@@ -185,6 +185,40 @@ def test_a_package_with_its_own_pyproject_still_imports_from_the_folder_above(tm
     assert target.root == tmp_path.resolve() and target.module_name(target.entry_path) == "pkg.norm"
 
 
+def test_int32_sizes_keep_grid_axes_1_and_2_within_65535():
+    # mamba's state passing: states (batch, nchunks, nheads, dim) launched on (cdiv(dim, B), batch,
+    # nheads). 524,544 rows of 4,096 would put batch past 65,535 on axis 1 (the launch fails in both
+    # runs, as it did on the H200); the last dimension is widened instead.
+    from kernelint.confirm.entry import Param, Target
+    from kernelint.confirm.sizes import recipe_sizes
+
+    target = Target(code="KL103", path=PROJECT / "rows.py", line=1, message="", kernel="k",
+                    kernel_path=PROJECT / "rows.py", root=None,
+                    params=[Param("states", "tensor", ("batch", "nchunks", "nheads", "dim"))],
+                    grid_axes=["triton.cdiv(dim, META['BLOCK_SIZE'])", "batch", "nheads"])
+    sizes, _, problems = recipe_sizes("elements-past-int32", target)
+    assert problems == [] and sizes["batch"] < 65536
+    assert sizes["batch"] * sizes["nchunks"] * sizes["nheads"] * sizes["dim"] > 2**31
+    target.grid_axes = ["triton.cdiv(dim, META['BLOCK_SIZE'])", "batch * nchunks", "nheads"]
+    sizes, _, problems = recipe_sizes("elements-past-int32", target)
+    assert problems == [] and sizes["batch"] * sizes["nchunks"] < 65536
+
+
+def test_the_entrys_literal_defaults_are_passed_by_name(tmp_path):
+    # a torch.library op's schema may carry no defaults: every argument is passed
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='p'\nversion='0'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    text = (PROJECT / "rows.py").read_text().replace("def scale(x: torch.Tensor)",
+                                                     "def scale(x: torch.Tensor, eps=1e-6, dtype=torch.float32)")
+    (package / "norm.py").write_text(text)
+    harness = generate(locate(package / "norm.py", 11, "KL103"))
+    assert harness.problems == []
+    assert "'eps': 1e-06,  # the entry's default" in harness.source and "'dtype'" not in harness.source
+    compile(harness.source, "harness.py", "exec")
+
+
 def test_no_finding_at_the_line_is_an_error():
     with pytest.raises(LocateError):
         locate(PROJECT / "rows.py", 5, "KL103")

@@ -40,7 +40,7 @@ class Param:
     dtypes: tuple[str, ...] = ()
     #: Where a shape not shown by the entry was read (a call of the entry in the project).
     source: str | None = None
-    #: A literal given with ``--set`` (kind "literal").
+    #: A literal given with ``--set`` (kind "literal"), or the default's source text (kind "default").
     value: str | None = None
 
 
@@ -409,7 +409,7 @@ def _param(arg: ast.arg, defaults: dict, facts: _Facts) -> Param:
     name = arg.arg
     annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
     if name in defaults:
-        return Param(name, "default")
+        return Param(name, "default", value=ast.unparse(defaults[name]))
     if name in facts.none_tested:
         return Param(name, "none")
     element = facts.element_of.get(name)

@@ -93,6 +93,11 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
             if target.positional and index < len(target.params) - trailing_defaults:
                 problems.append(f"`{target.entry}` takes arguments by position and `{param.name}` has a default "
                                 "before a required parameter: --set it")
+            elif not target.positional and _is_literal(param.value):
+                # Passed by name with the default's own value: the same call for a Python function, and
+                # the only one for a torch.library op, whose schema may carry no defaults
+                # (flash-attention's layer_norm_fwd_impl: "missing value for argument 'residual'").
+                lines_inputs.append(f"        {param.name!r}: {param.value},  # the entry's default")
             continue
         if param.kind in ("tensor", "tensor-list") and param.dims is not None:
             dtype = _dtype(param, recipe.name)
@@ -186,6 +191,14 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
         "",
     ])
     return Harness(body, recipe.name, problems, assumptions, estimated)
+
+
+def _is_literal(text: str | None) -> bool:
+    try:
+        ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return text is not None
 
 
 def _literal(value) -> str:

@@ -85,6 +85,19 @@ def grid_axis(message: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def _over_grid_limit(target: Target, sizes: dict[str, int]) -> bool:
+    """Whether grid axis 1 or 2 of the launch evaluates past 65,535 at these sizes (an axis that
+    does not evaluate is not counted)."""
+    values = namespace(target, sizes)
+    for text in target.grid_axes[1:]:
+        try:
+            if evaluate(text, values) >= GRID_AXIS_LIMIT:
+                return True
+        except (Unknown, ZeroDivisionError, SyntaxError):
+            continue
+    return False
+
+
 def _holds(value: int, op: str, constant: int) -> bool:
     return {"<": value < constant, "<=": value <= constant, ">": value > constant, ">=": value >= constant,
             "==": value == constant, "!=": value != constant}[op]
@@ -170,8 +183,22 @@ def _recipe_sizes(recipe: str, target: Target,
         if len(big.dims) == 2:
             sizes[big.dims[-1]] = WIDE
         sizes.update({name: value for name, value in fixed.items() if name != big.dims[0]})
-        inner = math.prod(sizes[d] for d in big.dims[1:])
-        sizes[big.dims[0]] = -(-INT32_LIMIT // inner) + ROWS_PAST
+        rows, grown = big.dims[0], big.dims[-1]
+
+        def grow_rows() -> None:
+            inner = math.prod(sizes[d] for d in big.dims[1:])
+            sizes[rows] = -(-INT32_LIMIT // inner) + ROWS_PAST
+
+        grow_rows()
+        # The rows may also count programs on grid axis 1 or 2 (mamba's state passing launches
+        # (cdiv(dim, B), batch, nheads)): past 65,535 the launch fails before any address is formed.
+        # Widen the last dimension instead, so that fewer rows pass 2^31 elements.
+        while len(big.dims) > 1 and grown not in fixed and _over_grid_limit(target, sizes) and sizes[grown] < 2**20:
+            sizes[grown] *= 2
+            grow_rows()
+        if _over_grid_limit(target, sizes):
+            problems.append(f"no sizes put `{big.name}` past 2^31 elements with grid axes 1 and 2 within 65,535 "
+                            f"({', '.join(target.grid_axes[1:])})")
         return sizes, None, problems
     if recipe == "length-not-multiple-of-block":
         for param in tensors(target):
