@@ -18,7 +18,7 @@ class Int32OffsetOverflow(Rule):
     dsl = "triton"
     severity = Severity.ERROR
     # Reproduced on the H200; since issue 20 it reports only offsets the program model shows can
-    # pass 2^31 in a data-sized tensor: 47 of 52 corpus findings true (docs/precision.md).
+    # pass 2^31 in a data-sized tensor: 59 of 65 corpus sites true (docs/precision.md).
     default_enabled = True
     evidence_class = "crash"
     summary = ("A row index (program id or loaded index) times a run-time stride is computed in int32 "
@@ -46,15 +46,29 @@ launch (program ids over the launched grid, parameters replaced by the host size
 grow with a per-call size times another size, or come from a loaded index (a token offset spans
 the tensor). The message names the tensor, its shape and the element count past which it wraps.
 
+Shapes are followed through what wrappers do to a tensor before the launch: `*batch, N =
+x.shape` and `x.view(-1, N)` / `x.reshape(-1, x.shape[-1])` of a tensor of any rank (its rows are
+`x.numel() // N`: the product of the leading dimensions), a transpose by a parameter axis (the
+element count survives), the halves of `xy.chunk(2, dim=-1)` (with the whole row's stride), a
+name bound more than once when every binding gives one shape (`if x.stride(-1) != 1: x =
+x.contiguous()`), `shape = x.shape; shape[0]`, sizes a helper returns in a tuple
+(`BLOCK_SIZE, num_warps = calculate_settings(n)`), and launches through
+`torch.library.wrap_triton(kernel)[grid](...)`. A launch under an `if` that the host sizes decide
+against (`else` of `if n_cols <= BLOCK_SIZE` with `BLOCK_SIZE = next_power_of_2(n_cols)`) never
+runs and is not read.
+
 It stays silent once a factor is int64 (`tl.program_id(0).to(tl.int64)`, `stride.to(tl.int64)`,
 an int64 value in the expression), for products of an index and a `tl.constexpr` tile size
 (`pid * BLOCK`), for `tl.arange` offset vectors, for loop indices of persistent kernels, for
-tables indexed by batch and head (a `(B, H)` scale table, a 1-D per-row vector), for rank-3
-tensors (`(tokens, heads, head_dim)` and `(batch, seq, heads)` read alike), and wherever no
-launch is found or the shape of the tensor passed cannot be read. A `(H, D)` weight whose
-leading dimension is read like a batch is a known false finding.
+tables indexed by batch and head (a `(B, H)` scale table, a 1-D per-row vector), for a table
+with one row per block of rows (`(cdiv(M, block_size), K)` scales), for an offset that only
+addresses an index table whose loaded value then offsets another tensor (`cu_seqlens + (i + 1) *
+stride`), for rank-3 tensors (`(tokens, heads, head_dim)` and `(batch, seq, heads)` read alike),
+and wherever no launch is found or the shape of the tensor passed cannot be read (a parameter
+whose shape the wrapper never reads, bindings that give different shapes). A `(H, D)` weight
+whose leading dimension is read like a batch is a known false finding.
 
-On by default since it reads the host: over the corpus it reports 52 sites, 47 judged true
+On by default since it reads the host: over the corpus it reports 65 sites, 59 judged true
 (docs/precision.md; before, without the host facts, 14 of 40 sampled findings were). The price is
 recall: a kernel launched from code the project does not show, or passed tensors whose shapes
 the wrapper never reads, is not reported (466 findings before, most of them unjudged).

@@ -83,14 +83,26 @@ def _pointers_fed(ctx: "FileContext", index, product: ast.AST) -> list[str]:
     """The pointer parameters whose accesses have ``product`` in their address. A value loaded
     through ``product`` is not the product: ``cu_seqlens + (i + 1) * stride`` addresses
     ``cu_seqlens``, not the rows its loaded value then offsets."""
-    found: list[str] = []
+    return [pointer for pointer, nodes in _address_nodes(ctx, index) if id(product) in nodes]
+
+
+def _address_nodes(ctx: "FileContext", index) -> list[tuple[str, set[int]]]:
+    """Per pointer parameter, the nodes its addresses are computed from (through names, not
+    through loads), once per kernel index: a kernel's products all ask about the same addresses."""
+    cached = index.__dict__.get("_address_nodes")
+    if cached is not None:
+        return cached
+    by_pointer: dict[str, set[int]] = {}
     for access in index.accesses:
-        if access.pointer is None or access.pointer in found:
+        if access.pointer is None:
             continue
         address = access.block.node if access.block is not None else access.node.args[0] if access.node.args else None
-        if address is not None and reaches(ctx, address, lambda n: n is product,
-                                           lambda n: is_load(ctx, n)) is not None:
-            found.append(access.pointer)
+        if address is None:
+            continue
+        nodes = by_pointer.setdefault(access.pointer, set())
+        reaches(ctx, address, lambda n: nodes.add(id(n)) and False, lambda n: is_load(ctx, n))
+    found = list(by_pointer.items())
+    index.__dict__["_address_nodes"] = found
     return found
 
 
