@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Severity
-from kernelint.model.index.access import kernel_index
+from kernelint.model.index.carried import carried_index
 from kernelint.model.index.axes import partially_masked
 from kernelint.model.project import shapes
 from kernelint.rules import Because, Report, Rule
@@ -33,7 +33,9 @@ launch the project makes: the grid is `cdiv(N, BLOCK_N)` programs along that axi
 has `N` columns, and nothing makes `N` a multiple of `BLOCK_N`. The index engine
 (`kernelint/model/index/axes.py`) splits the address into one index per dimension of the host
 tensor (by the stride each term carries: `x.stride(0)` passed for `stride_xm`, or a size equal
-to a contiguous stride) and bounds each over the launched grid.
+to a contiguous stride) and bounds each over the launched grid and the kernel's loops, pointers
+stepped in a loop included (`a_ptrs += BLOCK_K`): a K loop whose loads mask the rows and not the
+K columns is reported when nothing makes `K` a multiple of `BLOCK_K`.
 
 It stays silent when the mask bounds every dimension the grid can pass, on an index wrapped with
 `% N`, on accesses under an `if` or in a `while` loop of the kernel (`if EVEN_N:` variants), on
@@ -73,7 +75,7 @@ tl.store(out_ptr + offs_m[:, None] * stride_om + offs_n[None, :], y, mask=mask)
             found_all = partially_masked(ctx, kernel)
             if not found_all:
                 continue
-            symbols = kernel_index(ctx, kernel).symbols
+            symbols = carried_index(ctx, kernel).symbols
             for found in found_all:
                 access, past = found.access, found.past
                 verb = "reads" if access.kind == "load" else "writes"

@@ -26,6 +26,7 @@ from kernelint.model.core.reaching import reaching_definitions
 from kernelint.model.dsl import triton
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import CONST, PARAM, Access, kernel_index
+from kernelint.model.index.carried import carried_index
 from kernelint.model.index.launch import bind, launch_sites
 # the guards KL136 honours (an ``if``/``while`` around the access, a host ``%`` test)
 from kernelint.model.index.tails import _checks_divisibility, _unguarded
@@ -259,7 +260,7 @@ def partially_masked(ctx: "FileContext", kernel: "Kernel") -> list[PartialMask]:
     Silent under an ``if``/``while`` of the kernel, where the launching function or the kernel
     asserts a size with ``%`` (``assert N % 64 == 0``, ``tl.static_assert(N % BN == 0)``), and
     wherever a fact is unknown."""
-    index = kernel_index(ctx, kernel)
+    index = carried_index(ctx, kernel)  # pointers stepped in a K loop are read too
     candidates = [a for a in index.accesses if a.kind in ("load", "store", "atomic") and a.masked and a.mask
                   and a.mask_complete and a.offset is not None and a.pointer is not None
                   and len({index.lane_axes.get(n) for n in a.offset.symbols() if n.startswith("lane:")}) > 1]
@@ -275,18 +276,24 @@ def partially_masked(ctx: "FileContext", kernel: "Kernel") -> list[PartialMask]:
             if pasts:
                 argument = site.launch.bound_arguments().get(access.pointer)
                 text = ast.unparse(argument) if argument is not None else access.pointer
-                found.extend(PartialMask(access, past, text, site.where, _block_over(bound, past.extent))
+                found.extend(PartialMask(access, past, text, site.where, _block_over(bound, past))
                              for past in pasts)
                 break
     return found
 
 
-def _block_over(bound: "Bound", extent: Poly) -> int | None:
-    """``k`` of a ``cdiv(extent, k)`` grid axis of the launch."""
-    for size in bound.grid:
+def _block_over(bound: "Bound", past: AxisPast) -> int | None:
+    """``k`` of a ``cdiv(extent, k)`` that counts the blocks along the open dimension: a grid axis
+    of the launch, or the range of a loop whose iteration is in the index."""
+    sizes = list(bound.grid)
+    for name in past.index.symbols():
+        rng = bound.symbols.ranges.get(name)
+        if rng is not None and rng.hi is not None:
+            sizes.append(rng.hi)
+    for size in sizes:
         for name in size.symbols() if size is not None else ():
             atom = sx.atom_of(name)
-            if atom is not None and atom.op == "cdiv" and atom.args[0] is extent and atom.args[1].is_const:
+            if atom is not None and atom.op == "cdiv" and atom.args[0] is past.extent and atom.args[1].is_const:
                 return atom.args[1].constant
     return None
 
