@@ -155,6 +155,33 @@ def test_a_name_bound_to_a_shape_and_a_transpose_by_a_parameter():
     assert shapes.label(next(iter(stride.symbols()))).endswith(".stride(0)")  # its axes do not
 
 
+def test_statements_under_a_test_the_host_sizes_decide():
+    from kernelint.model.project.guards import never_runs
+
+    ctx = model("""
+        import triton
+        def settings(n):
+            return triton.next_power_of_2(n), 4
+        def f(x, flag):
+            n = x.shape[-1]
+            BLOCK, warps = settings(n)
+            if n <= BLOCK:
+                a = 1
+            else:
+                b = 2
+            if flag and n > max(n, 64):
+                c = 3
+            if not flag or n < BLOCK:
+                d = 4
+    """)
+    names = {n.targets[0].id: n for n in ast.walk(ctx.tree) if isinstance(n, ast.Assign)
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id in "abcd"}
+    assert not never_runs(None, ctx, names["a"])
+    assert never_runs(None, ctx, names["b"])  # n > next_power_of_2(n) never holds
+    assert never_runs(None, ctx, names["c"])  # n > max(n, 64) never holds, whatever flag is
+    assert not never_runs(None, ctx, names["d"])  # n < BLOCK may hold (n = 100), and flag is unknown
+
+
 def test_unknown_host_values_stay_unknown():
     ctx = model("""
         def f(x, cfg):
