@@ -219,6 +219,28 @@ def test_the_entrys_literal_defaults_are_passed_by_name(tmp_path):
     compile(harness.source, "harness.py", "exec")
 
 
+def test_a_tensor_read_only_for_its_last_size_beside_an_unpacked_one_is_assumed_alike(tmp_path):
+    # fla's `B, T, H, K, V = *k.shape, v.shape[-1]`: v is built as (B, T, H, V), and the harness says so
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='p'\nversion='0'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    text = (PROJECT / "grid.py").read_text()
+    changed = text.replace("def chunk_cumsum(g: torch.Tensor, w: torch.Tensor, chunk_size: int) -> torch.Tensor:\n"
+                           "    B, T, H = g.shape\n",
+                           "def chunk_cumsum(g: torch.Tensor, w, v, chunk_size: int) -> torch.Tensor:\n"
+                           "    B, T, H, V = *g.shape, v.shape[-1]\n    assert w.shape == (H,)\n")
+    assert changed != text
+    (package / "grid.py").write_text(changed)
+    target = locate(package / "grid.py", 21, "KL126")
+    harness = generate(target)
+    v = next(p for p in target.params if p.name == "v")
+    assert v.dims == ("B", "T", "V") and harness.problems == []
+    assert any("`v` is (B, T, V)" in a for a in harness.assumptions)
+    apply_settings(target, ["v=shape:(B,V)"])
+    assert not any("`v` is" in a for a in generate(target).assumptions)
+
+
 def test_no_finding_at_the_line_is_an_error():
     with pytest.raises(LocateError):
         locate(PROJECT / "rows.py", 5, "KL103")

@@ -22,9 +22,9 @@ from pathlib import Path
 from run_all import HERE, bug_of, checkout_commit
 
 #: ``--set`` values the source does not give, per script (why in the comment).
-SETTINGS = {
-    # v is read only as v.shape[-1], and nothing in the project calls this chunk_fwd_h.
-    "fla__chunk_h_reduction_autotuned_in_place.py": ["v=shape:(B,T,H,V)"],
+SETTINGS: dict[str, list[str]] = {
+    # None needed now: fla chunk_h's `v` (read only as v.shape[-1]) needed "v=shape:(B,T,H,V)" until
+    # confirm read `B, T, H, K, V = *k.shape, v.shape[-1]` as v having k's leading dimensions.
 }
 #: Findings with no hand-written harness (corpus-relative PATH:LINE:CODE, --set values), taken from
 #: ``kernelint check`` over mamba, Liger-Kernel, TileGym and flash-attention at the commits of

@@ -42,6 +42,8 @@ class Param:
     source: str | None = None
     #: A literal given with ``--set`` (kind "literal"), or the default's source text (kind "default").
     value: str | None = None
+    #: Why a shape was assumed rather than read (the harness lists it among its assumptions).
+    assumed: str | None = None
 
 
 @dataclass
@@ -287,6 +289,8 @@ class _Facts:
     same_dtype: list[list[str]] = field(default_factory=list)
     #: ``assert a.shape == b.shape``: a -> b.
     same_shape: dict[str, str] = field(default_factory=dict)
+    #: ``B, T, H, K, V = *k.shape, v.shape[-1]``: v -> (k, "V").
+    last_dim_of_like: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _merge(facts: _Facts, tensor: str, dims: list[str | None]) -> None:
@@ -349,6 +353,9 @@ def _body_facts(function) -> _Facts:
                     indexed = _dim_index(element)
                     if indexed:
                         facts.indexed.setdefault(indexed[0], {})[indexed[1]] = name
+                        if indexed[1] == -1:
+                            # v in `B, T, H, K, V = *k.shape, v.shape[-1]`: the sizes of one problem
+                            facts.last_dim_of_like[indexed[0]] = (_shape_of(value.elts[0].value), name)
             elif isinstance(target, ast.Name) and isinstance(value, ast.Subscript) \
                     and isinstance(value.value, ast.Name) and not isinstance(value.slice, ast.Constant):
                 # A = group_A[i]: A is an element of the list group_A
@@ -420,6 +427,14 @@ def _param(arg: ast.arg, defaults: dict, facts: _Facts) -> Param:
     if shape_of in facts.dims:
         dims = tuple(d or f"{shape_of}.d{i}" for i, d in enumerate(facts.dims[shape_of]))
         return Param(name, "tensor", dims)
+    like = facts.last_dim_of_like.get(name)
+    if like is not None and like[0] in facts.dims and all(facts.dims[like[0]]):
+        # Assumed, and said so in the harness: v has k's leading dimensions (the entry reads only its last).
+        dims = (*facts.dims[like[0]][:-1], like[1])
+        return Param(name, "tensor", tuple(dims),
+                     assumed=f"`{name}` is ({', '.join(dims)}): `{like[0]}`'s leading dimensions, as "
+                             f"`{', '.join(facts.dims[like[0]])}, {like[1]} = *{like[0]}.shape, {name}.shape[-1]` "
+                             "reads them together (the entry shows only its last)")
     tensorish = _TENSOR_ANNOTATIONS.search(annotation) or name in facts.tensor_used
     if tensorish:
         indexed = facts.indexed.get(name)

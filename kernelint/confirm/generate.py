@@ -43,7 +43,7 @@ def apply_settings(target: Target, settings: list[str]) -> None:
         if value.startswith("shape:"):
             shape, _, dtype = value[len("shape:"):].partition("):")
             dims = ast.literal_eval(repr(tuple(d.strip() for d in shape.strip("() ").split(",") if d.strip())))
-            param.kind, param.dims = "tensor", tuple(dims)
+            param.kind, param.dims, param.assumed = "tensor", tuple(dims), None
             param.dtypes = (dtype.strip(),) if dtype else param.dtypes
         else:
             ast.literal_eval(value)  # must be a literal
@@ -107,8 +107,11 @@ def generate(target: Target, max_configs: int | None = None) -> Harness:
                                     "  # a list: the entry reads its elements by index")
                 assumptions.append(f"`{param.name}` is a list of {list_length} tensor(s)")
             else:
-                note = f"  # shape as the call at {param.source} passes it" if param.source else ""
+                note = (f"  # shape as the call at {param.source} passes it" if param.source else
+                        "  # assumed shape (see the docstring)" if param.assumed else "")
                 lines_inputs.append(f"        {param.name!r}: make({shape}, {dtype!r}),{note}")
+                if param.assumed:
+                    assumptions.append(param.assumed)
             numel = 1
             for dim in param.dims:
                 numel *= sizes.get(dim, 1)
