@@ -360,6 +360,8 @@ class ProjectView:
             for call in self._calls_spelling(other, attribute or word):
                 func = call.func
                 if attribute is not None:
+                    if not isinstance(func, ast.Attribute):
+                        continue  # a call of an imported name, spelled without `.apply`
                     func = func.value
                 if isinstance(func, (ast.Name, ast.Attribute)) and self.absolute(other, func) == target:
                     found.append(Site(call, other, shift=shift))
