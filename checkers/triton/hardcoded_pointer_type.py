@@ -13,7 +13,7 @@ from kernelint.model.index.masks import loads_feeding
 from kernelint.model.project.host import DTypes, addressed_dtypes
 from kernelint.model.triton.dtypes import conversion_target, triton_dtype
 from kernelint.model.triton.memory import base_parameters
-from kernelint.rules import Report, Rule
+from kernelint.rules import Because, Report, Rule
 
 #: Element types a kernel is commonly written to serve several of. fp8 formats are left out:
 #: a kernel that casts to ``float8e4nv`` does fp8-specific scaling, so the format is its contract.
@@ -100,16 +100,28 @@ the pair's bad kernel (fp16 pointers, fp32 tensors) runs to completion and retur
                         return  # every launch in the project points it at tensors of exactly that type
                     other = sorted((name, where) for name, where in (host.known.items() if host else ())
                                    if name != element)
+                    facts = _host_facts(host)
                     if other:
                         name, where = other[0]
                         yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`, but it "
                                            f"points into {name} tensors ({where}): they are read and written "
-                                           f"at the wrong addresses; take the type from a DTYPE constexpr")
+                                           f"at the wrong addresses; take the type from a DTYPE constexpr",
+                                     facts=facts)
                     else:
                         yield Report(node, f"pointer cast to hardcoded element type `tl.{element}`: tensors of "
                                            f"any other dtype are read and written at the wrong addresses; take "
-                                           f"the type from a DTYPE constexpr")
+                                           f"the type from a DTYPE constexpr", facts=facts)
                     return
+
+
+def _host_facts(host: DTypes | None) -> tuple[Because, ...]:
+    """What the host shows about the tensors behind the address, for ``--show-facts``."""
+    if host is None:
+        return (Because("the address is not read from a pointer table or an address parameter"),)
+    facts = [Because(f"some launch points it into {name} tensors ({where})") for name, where in sorted(host.known.items())]
+    if not host.complete:
+        facts.append(Because("not every launch's tensors could be followed to where they are made"))
+    return tuple(facts)
 
 
 def _converted(conversion: ast.Call) -> ast.expr | None:

@@ -8,7 +8,7 @@ from kernelint.findings import Severity
 from kernelint.model.dsl import triton
 from kernelint.model.core.dtype_names import torch_dtype, torch_dtype_named, triton_dtype
 from kernelint.model.project.dtype_tables import uses_of_table
-from kernelint.rules import Report, Rule
+from kernelint.rules import Because, Report, Rule
 
 
 _FLOATS = triton.FLOAT_WIDE | triton.FLOAT_LOW
@@ -101,6 +101,9 @@ TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.flo
         uses = uses_of_table(ctx, node)
         if uses.values_only:
             return  # every kernel it reaches converts values to the type: a compute-type table
+        facts = tuple([Because(use) for use in uses.pointers]
+                      + [Because(f"{use} converts values to it") for use in uses.values]
+                      + ([] if uses.complete else [Because("not every lookup of the table could be followed")]))
         for source, target, exact, why, where in wrong:
             pointer = f", where {uses.pointers[0]}" if uses.pointers else ""
             reached = uses.keys.known.get(source)
@@ -109,6 +112,7 @@ TORCH_TO_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.flo
                 where,
                 f"this dtype table maps `torch.{source}` to `tl.{target}`, which reads {why}{pointer}{trigger}: "
                 f"use `tl.{exact}`",
+                facts=facts,
             )
 
     @staticmethod
