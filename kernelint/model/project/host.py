@@ -247,10 +247,16 @@ class _Follow(ValueFollower):
             found = self.addresses(ctx, expr.body, frames)
             found.add(self.addresses(ctx, expr.orelse, frames))
             return found
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+            # ``x.data_ptr() + offset``: an address inside ``x``, whatever the offset
+            sides = [expr.left, expr.right] if isinstance(expr.op, ast.Add) else [expr.left]
+            pointers = [side for side in sides if _is_data_ptr(side)]
+            if len(pointers) == 1:
+                return self.of(ctx, pointers[0].func.value, frames)
         if not isinstance(expr, ast.Call):
             return self._elements(ctx, expr, frames, self.addresses)
         func = expr.func
-        if isinstance(func, ast.Attribute) and func.attr == "data_ptr" and not expr.args and not expr.keywords:
+        if _is_data_ptr(expr):
             return self.of(ctx, func.value, frames)
         name = ctx.call_name(expr)
         if name in _TABLE_CONSTRUCTORS:
@@ -365,6 +371,12 @@ def _union(answers: "list[DTypes | None] | None") -> DTypes:
     for answer in answers:
         found.add(answer if answer is not None else _unknown())
     return found
+
+
+def _is_data_ptr(expr: ast.AST) -> bool:
+    """``x.data_ptr()``."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "data_ptr" \
+        and not expr.args and not expr.keywords
 
 
 def _element_stored(ctx: "FileContext", name: ast.Name) -> bool:
