@@ -35,6 +35,7 @@ from kernelint.model.project import shapes
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
+    from kernelint.model.index.access import KernelIndex
     from kernelint.model.index.launch import Bound
     from kernelint.model.kernels import Kernel
 
@@ -120,6 +121,39 @@ def axis_indices(bound: "Bound", access: Access) -> tuple[AxisIndex, ...] | None
     return tuple(found)
 
 
+def aligned_mask(index: "KernelIndex", access: Access) -> tuple[Poly, ...]:
+    """``access.mask`` with each ``tl.arange`` lane of the mask replaced by the lane of the address
+    that has the same range and tile axis: ``tl.load(p + tl.arange(0, B), mask=tl.arange(0, B) < n)``
+    compares the same lanes although the two calls are two symbols (cached per access)."""
+    cache = index.__dict__.setdefault("_aligned_masks", {})
+    key = id(access.node)
+    if key not in cache:
+        cache[key] = _aligned(index, access)
+    return cache[key]
+
+
+def _aligned(index: "KernelIndex", access: Access) -> tuple[Poly, ...]:
+    if not access.mask or access.offset is None:
+        return access.mask
+
+    def lane_key(name: str):
+        rng = index.symbols.ranges.get(name)
+        return (rng.lo, rng.hi, index.lane_axes.get(name)) if rng is not None else None
+
+    address = {}
+    for name in sorted(access.offset.symbols()):
+        if name.startswith("lane:"):
+            address.setdefault(lane_key(name), name)
+    renames = {}
+    for fact in access.mask:
+        for name in fact.symbols():
+            if name.startswith("lane:") and name not in access.offset.symbols():
+                target = address.get(lane_key(name))
+                if target is not None:
+                    renames[name] = sx.sym(target)
+    return tuple(sx.substitute(f, renames) for f in access.mask) if renames else access.mask
+
+
 def _scaled(monomial: tuple[str, ...]) -> bool:
     """A lane times anything, or a run-time parameter times anything: such a factor is a stride
     (``offs * D``), not a tile size (``BLOCK * pid``)."""
@@ -128,7 +162,7 @@ def _scaled(monomial: tuple[str, ...]) -> bool:
     return any(n.startswith(("lane:", PARAM)) for n in monomial)
 
 
-def uncovered_axes(bound: "Bound", access: Access) -> list[AxisPast]:
+def uncovered_axes(bound: "Bound", access: Access, mask: tuple[Poly, ...] | None = None) -> list[AxisPast]:
     """The dimensions of a masked access whose index passes the extent although the mask
     bounds another dimension (a mask on one axis of a 2D tile only)."""
     if not (access.masked and access.mask and access.mask_complete):
@@ -136,7 +170,7 @@ def uncovered_axes(bound: "Bound", access: Access) -> list[AxisPast]:
     indices = axis_indices(bound, access)
     if not indices or len(indices) < 2:
         return []
-    facts = tuple(bound.host(f) for f in access.mask)
+    facts = tuple(bound.host(f) for f in (access.mask if mask is None else mask))
     covered, open_axes = [], []
     for axis in indices:
         query = sx.add(bound.host(axis.index), sx.add(axis.extent, sx.ONE, -1), -1)
@@ -175,7 +209,7 @@ class LongMask:
             if self.rank > 1 else "element"
 
 
-def long_masks(bound: "Bound", access: Access) -> list[LongMask]:
+def long_masks(bound: "Bound", access: Access, mask: tuple[Poly, ...] | None = None) -> list[LongMask]:
     """The dimensions of a masked access whose mask compares the index with a length longer than
     the dimension for every size (``mask=cols < N`` on a tensor of ``N - 1`` columns: another
     tensor's length), where the lanes can reach past the dimension. A one-dimensional offset
@@ -185,7 +219,7 @@ def long_masks(bound: "Bound", access: Access) -> list[LongMask]:
     indices = axis_indices(bound, access)
     if not indices:
         return []
-    facts = tuple(bound.host(f) for f in access.mask)
+    facts = tuple(bound.host(f) for f in (access.mask if mask is None else mask))
     found = []
     for axis in indices:
         index = bound.host(axis.index)
@@ -233,7 +267,7 @@ def masked_past_extent(ctx: "FileContext", kernel: "Kernel") -> list[LongMaskAcc
     found: list[LongMaskAccess] = []
     for access in candidates:
         for site in sites:
-            longs = long_masks(bind(index, site), access)
+            longs = long_masks(bind(index, site), access, aligned_mask(index, access))
             if longs:
                 argument = site.launch.bound_arguments().get(access.pointer)
                 text = ast.unparse(argument) if argument is not None else access.pointer
@@ -272,7 +306,7 @@ def partially_masked(ctx: "FileContext", kernel: "Kernel") -> list[PartialMask]:
     for access in candidates:
         for site in sites:
             bound = bind(index, site)
-            pasts = uncovered_axes(bound, access)
+            pasts = uncovered_axes(bound, access, aligned_mask(index, access))
             if pasts:
                 argument = site.launch.bound_arguments().get(access.pointer)
                 text = ast.unparse(argument) if argument is not None else access.pointer

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import PID, Access
-from kernelint.model.index.axes import axis_indices
+from kernelint.model.index.axes import aligned_mask, axis_indices
 from kernelint.model.index.bounds import Range, Symbols
 from kernelint.model.index.carried import ITERATION, carried_index
 from kernelint.model.index.launch import Bound, bind, launch_sites
@@ -73,7 +73,7 @@ def overruns(ctx: "FileContext", kernel: "Kernel") -> list[Overrun]:
     for access in candidates:
         for site in sites:
             bound = bind(index, site)
-            result = _access_overrun(bound, access, loops)
+            result = _access_overrun(bound, access, loops, aligned_mask(index, access))
             if result is not None:
                 found.append(result)
                 break
@@ -87,10 +87,10 @@ def _candidate(access: Access) -> bool:
         and access.boundary_check is not None
 
 
-def _access_overrun(bound: Bound, access: Access, loops: dict) -> Overrun | None:
+def _access_overrun(bound: Bound, access: Access, loops: dict, mask: tuple[Poly, ...]) -> Overrun | None:
     argument = bound.site.launch.bound_arguments().get(access.pointer) if access.pointer else None
     text = ast.unparse(argument) if argument is not None else str(access.pointer)
-    for dim, rank, index, last, extent, facts in _dimensions(bound, access):
+    for dim, rank, index, last, extent, facts in _dimensions(bound, access, mask):
         drivers = [n for n in index.symbols() if n.startswith((ITERATION, PID))]
         if not drivers:
             continue
@@ -104,7 +104,7 @@ def _access_overrun(bound: Bound, access: Access, loops: dict) -> Overrun | None
     return None
 
 
-def _dimensions(bound: Bound, access: Access):
+def _dimensions(bound: Bound, access: Access, mask: tuple[Poly, ...] = ()):
     """``(dim, rank, index, last index, extent, mask facts)`` per dimension the access can pass:
     the split of a raw access's offset; each dimension of a block pointer ``boundary_check``
     leaves out (its last index is the block's offset plus the block size minus one)."""
@@ -112,7 +112,7 @@ def _dimensions(bound: Bound, access: Access):
         split = axis_indices(bound, access)
         if not split:
             return
-        facts = tuple(bound.host(f) for f in access.mask)
+        facts = tuple(bound.host(f) for f in mask)
         for axis in split:
             yield axis.axis, len(split), axis.index, axis.index, axis.extent, facts
         return

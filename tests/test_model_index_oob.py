@@ -1,0 +1,120 @@
+"""The index engine's out-of-bounds questions (issue 20, second round): the split of an address
+into one index per dimension (index/axes.py), loop-stepped pointers (index/carried.py) and what
+still passes the end at sizes that are multiples of the blocks (index/overrun.py)."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from kernelint.model import FileContext
+from kernelint.model.index.axes import axis_indices, long_masks, uncovered_axes
+from kernelint.model.index.carried import ITERATION, carried_index
+from kernelint.model.index.launch import bind, launch_sites
+from kernelint.model.index.overrun import overruns
+from kernelint.model.project import shapes
+
+
+def model(source: str) -> FileContext:
+    text = textwrap.dedent(source)
+    return FileContext("m.py", text, ast.parse(text), ())
+
+
+TILES = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tile_kernel(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+    x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :], mask=offs_m[:, None] < M)
+    tl.store(y_ptr + offs_m[:, None] * stride_ym + offs_n[None, :], x, mask=offs_m[:, None] < N + M)
+
+
+def run(x):
+    M, N = x.shape
+    y = torch.empty((M, N), device=x.device)
+    tile_kernel[(triton.cdiv(M, 32), triton.cdiv(N, 64))](x, y, M, N, x.stride(0), x.stride(0), BM=32, BN=64)
+"""
+
+
+def _bound(ctx, name):
+    kernel = ctx.kernel_named(name)
+    index = carried_index(ctx, kernel)
+    return index, bind(index, launch_sites(ctx, kernel)[0])
+
+
+def test_an_address_splits_into_one_index_per_dimension_by_its_strides():
+    ctx = model(TILES)
+    index, bound = _bound(ctx, "tile_kernel")
+    load, store = index.accesses
+    rows, cols = axis_indices(bound, load)
+    assert (rows.axis, index.symbols.render(rows.index), shapes.render(rows.extent)) == (0, "BM*pid0 + tl.arange(0, BM)", "M")
+    assert (cols.axis, index.symbols.render(cols.index), shapes.render(cols.extent)) == (1, "BN*pid1 + tl.arange(0, BN)", "N")
+    # the store's row stride is read from x, another tensor: its dimension is not placed
+    assert axis_indices(bound, store) is None
+
+
+def test_a_mask_on_the_rows_leaves_the_columns_past_n_by_a_block_less_one():
+    ctx = model(TILES)
+    index, bound = _bound(ctx, "tile_kernel")
+    (past,) = uncovered_axes(bound, index.accesses[0])
+    assert (past.axis, past.excess, past.covered) == (1, 63, (0,))
+
+
+LOOPS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def sum_kernel(x_ptr, out_ptr, N, stride, BLOCK: tl.constexpr, EXTRA: tl.constexpr):
+    ptrs = x_ptr + tl.program_id(0) * stride + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for k in range(0, tl.cdiv(N, BLOCK) + EXTRA):
+        acc += tl.load(ptrs)
+        ptrs += BLOCK
+        acc += tl.load(ptrs, mask=tl.arange(0, BLOCK) < N - (k + 1) * BLOCK)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(acc))
+
+
+def run(x, out):
+    M, N = x.shape
+    sum_kernel[(M,)](x, out, N, x.stride(0), BLOCK=128, EXTRA=1)
+
+
+def run_exact(x, out):
+    M, N = x.shape
+    sum_kernel[(M,)](x, out, N, x.stride(0), BLOCK=128, EXTRA=0)
+"""
+
+
+def test_a_pointer_stepped_in_a_loop_is_its_start_plus_the_iteration_times_the_step():
+    ctx = model(LOOPS)
+    index = carried_index(ctx, ctx.kernel_named("sum_kernel"))
+    before, after = (a for a in index.accesses if a.kind == "load")
+    (t,) = [n for n in before.offset.symbols() if n.startswith(ITERATION)]
+    assert index.symbols.render(before.offset) == (
+        "BLOCK*the iteration of `range(0, tl.cdiv(N, BLOCK) + EXTRA)` + stride*pid0 + tl.arange(0, BLOCK)")
+    # after the step, one step further
+    assert index.symbols.render(after.offset - before.offset) == "BLOCK"
+    assert t in after.offset.symbols()
+
+
+def test_one_iteration_too_many_passes_the_end_even_at_multiples_of_the_block():
+    ctx = model(LOOPS)
+    kernel = ctx.kernel_named("sum_kernel")
+    found = overruns(ctx, kernel)
+    # the unmasked load of the first launch (EXTRA=1); the masked one stays inside
+    assert [(o.access.node.lineno, o.dim, o.excess, o.cause.startswith(ITERATION), o.where) for o in found] == [
+        (12, 1, 128, True, "m.py:20")]
+
+
+def test_the_masked_load_bounded_by_what_is_left_is_inside():
+    ctx = model(LOOPS)
+    index, bound = _bound(ctx, "sum_kernel")
+    masked = [a for a in index.accesses if a.masked][0]
+    assert long_masks(bound, masked) == []
