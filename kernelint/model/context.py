@@ -19,6 +19,7 @@ _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)
 _LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
 _SCOPE = "_kl_scope"
+_FUNCTION = "_kl_function"
 _MODEL_NODES = (ast.Call, *BINDING_NODES)
 _LAUNCH_STYLE = {"triton": "subscript", "cutile": "cutile", "cute": "cute"}
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
@@ -180,10 +181,24 @@ class FileContext:
         return None
 
     def function_of(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        for ancestor in ancestors(node):
-            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                return ancestor
-        return None
+        """The innermost ``def`` around ``node`` (None at module or class level). Kept on each
+        node on the way up, like ``scope_of``."""
+        found = node.__dict__.get(_FUNCTION)
+        if found is not None:
+            return found or None
+        chain = [node]
+        above = parent(node)
+        while above is not None and not isinstance(above, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = above.__dict__.get(_FUNCTION)
+            if found is not None:
+                break
+            chain.append(above)
+            above = parent(above)
+        else:
+            found = above if above is not None else False  # False: known to be outside any def
+        for node in chain:
+            setattr(node, _FUNCTION, found)
+        return found or None
 
     def kernel_of(self, node: ast.AST, dsl: str | None = None) -> Kernel | None:
         """The kernel whose body contains ``node`` (nested helpers excluded), or None; with
@@ -204,8 +219,12 @@ class FileContext:
         else:
             return []
         # `helper(...)` never calls a method, and `self.helper(...)` only a method.
-        return [d for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef)
-                if d.name == name and isinstance(self.parent(d), ast.ClassDef) == in_class]
+        by_name = self.__dict__.get("_functions_by_name")
+        if by_name is None:
+            by_name = self.__dict__["_functions_by_name"] = {}
+            for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef):
+                by_name.setdefault((d.name, isinstance(self.parent(d), ast.ClassDef)), []).append(d)
+        return list(by_name.get((name, in_class), ()))
 
     def call_or_its_helpers(self, call: ast.Call, predicate, depth: int = 2) -> bool:
         """``predicate`` holds for ``call`` itself or for a call inside a function of this file
