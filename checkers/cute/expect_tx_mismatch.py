@@ -18,6 +18,7 @@ from kernelint.model.cute.tx import (
 )
 from kernelint.model.dsl.cute import COPY
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 _MAX_COPIES = 10
 
@@ -124,7 +125,7 @@ cute.arch.mbarrier_wait(bar, 0)
             name, count = pipeline
             copies = [c for c in self._tma_copies(ctx, function) if pipeline_barrier_of(tma_barrier(c)) == name]
             # a pipeline arms a stage in producer_acquire: the copies sit in the acquire's loops
-            arming = next((c for c in ast.walk(function) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+            arming = next((c for c in subtree(function) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
                            and c.func.attr in ("producer_acquire", "producer_try_acquire")
                            and ast.unparse(c.func.value) == name), None)
             if arming is None:
@@ -133,7 +134,7 @@ cute.arch.mbarrier_wait(bar, 0)
 
     @staticmethod
     def _tma_copies(ctx, function) -> list[ast.Call]:
-        return [c for c in ast.walk(function)
+        return [c for c in subtree(function)
                 if isinstance(c, ast.Call) and ctx.call_name(c) == COPY and tma_barrier(c) is not None]
 
     def _compare(self, ctx, node: ast.AST, arming: ast.Call, count: ast.expr, copies: list[ast.Call]):

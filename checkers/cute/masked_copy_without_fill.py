@@ -16,6 +16,7 @@ from kernelint.model.cute.predicates import (
 )
 from kernelint.model.cute.static import traced_functions
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 
 def _reduction_kind(ctx, call: ast.Call) -> str:
@@ -131,7 +132,7 @@ row_max = tXrX.load().reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
     def _reductions(ctx, function) -> list[tuple[ast.Call, set[str]]]:
         """The max/min reductions of ``function`` with the names of the tensors they read."""
         found = []
-        for call in ast.walk(function):
+        for call in subtree(function):
             if not isinstance(call, ast.Call) or ctx.function_of(call) is not function:
                 continue
             if not is_extremum_reduction(ctx, call):

@@ -15,6 +15,7 @@ from kernelint.model.cute.mbarriers import (
 )
 from kernelint.model.dsl import cute
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 
 class MbarrierInitWithoutFence(Rule):
@@ -119,7 +120,7 @@ cute.arch.mbarrier_wait(mbar, 0)
             return
         function = ctx.function_of(node)
         position = (node.lineno, node.col_offset)
-        calls = [c for c in ast.walk(function) if isinstance(c, ast.Call) and c is not node]
+        calls = [c for c in subtree(function) if isinstance(c, ast.Call) and c is not node]
         later = [c for c in calls if (c.lineno, c.col_offset) > position]
         if any(publishes_through_helpers(ctx, c) for c in later):
             if not any(fences_through_helpers(ctx, c) for c in later) and node.args and \

@@ -10,6 +10,7 @@ from kernelint.model.cute.mbarriers import publishes_through_helpers
 from kernelint.model.cute.pipeline import created_pipeline, state_side, thread_group_size
 from kernelint.model.dsl.cute import CONSUMER_METHODS, KERNEL, PRODUCER_METHODS, TMA_LOAD_PIPELINES, WARP_SIZE
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 
 def _is_true(expr: ast.expr | None) -> bool:
@@ -116,7 +117,7 @@ producer_group = pipeline.CooperativeGroup(pipeline.Agent.Thread)
             return  # a `@cute.jit` helper that makes the pipeline leaves publishing to its caller
         function = ctx.function_of(node)
         position = (node.lineno, node.col_offset)
-        later = [c for c in ast.walk(function) if isinstance(c, ast.Call) and (c.lineno, c.col_offset) > position]
+        later = [c for c in subtree(function) if isinstance(c, ast.Call) and (c.lineno, c.col_offset) > position]
         if not any(publishes_through_helpers(ctx, c) for c in later):
             yield Report(
                 node,

@@ -7,6 +7,7 @@ import ast
 from kernelint.findings import Severity
 from kernelint.model.cute.blocks import register_fragment_of, runtime_trip_count
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 
 class RegisterFragmentDynamicIndex(Rule):
@@ -76,7 +77,7 @@ for i in cutlass.range_constexpr(8):
                 continue
             function = kernel.node
             reported: set[int] = set()
-            for node in ast.walk(function):
+            for node in subtree(function):
                 if not isinstance(node, ast.Subscript) or ctx.function_of(node) is not function:
                     continue
                 fragment = register_fragment_of(ctx, node.value)

@@ -10,6 +10,7 @@ from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl.triton import BROADCAST_TO, DOT, EXPAND_DIMS, SIGNATURES
 from kernelint.model.triton.static_asserts import bounded_int
 from kernelint.rules import Because, Report, Rule
+from kernelint.model.core.walk import subtree
 
 #: Measured on the H200: with both matrix dimensions of the broadcast tile at or below this, the
 #: batched dot was as fast (32x32x32) or faster (16x16x16) than one 2D dot per problem.
@@ -94,7 +95,7 @@ y = tl.dot(w, x)
     def _dot_fed(broadcast, ctx):
         """The first ``tl.dot`` of the kernel with an operand computed from ``broadcast``."""
         kernel = ctx.kernel_of(broadcast, "triton")
-        for call in ast.walk(kernel.node):
+        for call in subtree(kernel.node):
             if not ctx.is_call(call, DOT):
                 continue
             for role in ("input", "other"):

@@ -11,6 +11,7 @@ from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.model.project.sizes import runtime_size
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 #: Moduli that show a host checks or pads a size for 16-byte alignment (8 fp16 or 4 fp32 elements,
 #: or the byte count itself).
@@ -46,7 +47,7 @@ def _checks_alignment(ctx, function: ast.AST, argument: ast.expr) -> bool:
     if dataflow.reaches(ctx, argument, lambda n: _rounds_up(ctx, n)) is not None:
         return True
     names = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
-    for node in ast.walk(function):
+    for node in subtree(function):
         if not isinstance(node, (ast.BinOp, ast.Compare)):
             continue
         if not any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)):

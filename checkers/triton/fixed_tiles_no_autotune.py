@@ -9,6 +9,7 @@ from kernelint.checkers.triton.helpers import SEED
 from kernelint.findings import Confidence, Severity
 from kernelint.model.core import dataflow
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 _TILE_NAME = re.compile(r"^(BLOCK|TILE)(_?SIZE)?(_[A-Z0-9]+)?$|^B[MNK]$")
 
@@ -96,7 +97,7 @@ matmul_kernel[grid](a, b, c, M, N, K, ...)
     @staticmethod
     def _calls_dot(ctx, kernel):
         return any(
-            dataflow.is_dot(ctx, node) and ctx.function_of(node) is kernel.node for node in ast.walk(kernel.node)
+            dataflow.is_dot(ctx, node) and ctx.function_of(node) is kernel.node for node in subtree(kernel.node)
         )
 
     @staticmethod

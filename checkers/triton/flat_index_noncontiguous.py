@@ -11,6 +11,7 @@ from kernelint.model.triton import memory
 from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 #: Tensor methods whose use on the argument shows the host handles its layout: they copy
 #: (``contiguous``), check (``is_contiguous``), read strides (``stride``) or raise on most
@@ -51,7 +52,7 @@ def _host_parameter(ctx, name: ast.Name) -> bool:
 
 
 def _uses(function: ast.AST, name: str):
-    for node in ast.walk(function):
+    for node in subtree(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             yield node
 

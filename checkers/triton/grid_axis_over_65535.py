@@ -10,6 +10,7 @@ from kernelint.grouping import project_cause
 from kernelint.model.index import grid
 from kernelint.model.project import shapes
 from kernelint.rules import Because, Report, Rule
+from kernelint.model.core.walk import subtree
 
 #: CUDA's largest gridDim.y / gridDim.z (axis 0 allows 2**31 - 1).
 AXIS_LIMIT = 65535
@@ -154,7 +155,7 @@ def _checks_limit(ctx, node: ast.AST) -> bool:
     guards or splits the grid."""
     function = ctx.function_of(node)
     scope = function if function is not None else ctx.tree
-    for compare in ast.walk(scope):
+    for compare in subtree(scope):
         if isinstance(compare, ast.Compare):
             for operand in (compare.left, *compare.comparators):
                 if ctx.resolve_int(operand) in (AXIS_LIMIT, AXIS_LIMIT + 1):

@@ -12,6 +12,7 @@ from kernelint.model.dsl import triton
 from kernelint.model.triton.dtypes import conversion_target, triton_dtype
 from kernelint.model.project.host import parameter_dtypes
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 _MAX_DEPTH = 8
 
@@ -35,7 +36,7 @@ def _generic_evidence(ctx, kernel) -> str | None:
     """How ``kernel`` shows it serves several dtypes: a conversion to a pointer's own element
     type (``out_ptr.dtype.element_ty``) or to a dtype constexpr (``.to(DTYPE)``)."""
     constexprs = kernel.constexpr_names(ctx.qualname)
-    for node in ast.walk(kernel.node):
+    for node in subtree(kernel.node):
         if (isinstance(node, ast.Attribute) and node.attr == "element_ty"
                 and isinstance(node.value, ast.Attribute) and node.value.attr == "dtype"):
             return f"`{short(node)}`"

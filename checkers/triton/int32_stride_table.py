@@ -16,6 +16,7 @@ from kernelint.model.triton.dtypes import (
     triton_dtype,
 )
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 _TENSOR_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
 
@@ -158,7 +159,7 @@ def _holds_strides(expr: ast.AST, ctx, depth: int = _DEPTH) -> bool:
 def _widened_in_kernel(param: ast.arg, kernel, ctx) -> bool:
     """Every load through ``param`` in the kernel is converted to int64 right away."""
     loads = [
-        node for node in ast.walk(kernel.node)
+        node for node in subtree(kernel.node)
         if ctx.is_call(node, triton.LOAD) and node.args
         and any(isinstance(n, ast.Name) and n.id == param.arg for n in ast.walk(node.args[0]))
     ]

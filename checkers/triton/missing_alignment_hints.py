@@ -10,6 +10,7 @@ from kernelint.model.core import dataflow
 from kernelint.model.core.calls import signature_argument
 from kernelint.model.dsl.triton import HINTS, LOAD, SIGNATURES, STORE
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 
 class MissingAlignmentHints(Rule):
@@ -88,11 +89,11 @@ x = tl.load(x_ptr + offs, mask=offs < n)
         """A hint names the pointer, or a pointer derived from it (``q = p.to(...)``, then
         ``tl.multiple_of(q, 16)``)."""
         names = {name} | {
-            t.id for statement in ast.walk(kernel.node) if isinstance(statement, ast.Assign)
+            t.id for statement in subtree(kernel.node) if isinstance(statement, ast.Assign)
             and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(statement.value))
             for t in statement.targets if isinstance(t, ast.Name)
         }
-        for call in ast.walk(kernel.node):
+        for call in subtree(kernel.node):
             if isinstance(call, ast.Call) and ctx.call_name(call) in HINTS and any(
                 isinstance(n, ast.Name) and n.id in names for arg in call.args for n in ast.walk(arg)
             ):
@@ -103,7 +104,7 @@ x = tl.load(x_ptr + offs, mask=offs < n)
     def _dereferenced(name: str, kernel, ctx) -> bool:
         """A load or store reads a block of elements through the pointer (a scalar access gains
         nothing from alignment)."""
-        for call in ast.walk(kernel.node):
+        for call in subtree(kernel.node):
             for op in (LOAD, STORE):
                 if ctx.is_call(call, op):
                     pointer = signature_argument(call, SIGNATURES[op], "pointer")

@@ -9,6 +9,7 @@ from kernelint.model.triton.blocks import tensor_origin
 from kernelint.model.dsl import triton
 from kernelint.model.dsl.versioning import show
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 _COMPUTES = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.AugAssign, ast.Subscript)
 _REJECTS_ANY_REFERENCE = next(c for c in triton.API_CHANGES if c.api == triton.PLAIN_FUNCTION_REFERENCE_REJECTED)
@@ -129,7 +130,7 @@ def _plain_function(ctx, call: ast.Call) -> ast.FunctionDef | None:
 
 
 def _computes_with_arguments(ctx, function: ast.FunctionDef) -> bool:
-    for node in ast.walk(function):
+    for node in subtree(function):
         if isinstance(node, _COMPUTES):
             return True
         name = ctx.call_name(node) if isinstance(node, ast.Call) else None

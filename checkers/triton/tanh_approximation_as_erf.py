@@ -10,6 +10,7 @@ from kernelint.findings import Confidence, Severity
 from kernelint.model.core import calls_graph, dataflow
 from kernelint.model.cutile.tiles import tile_function_of
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 #: Constants that only occur in the tanh approximation of GELU: the cubic coefficient, and the
 #: same coefficient folded with sqrt(2/pi).
@@ -67,7 +68,7 @@ def _returned(statement: ast.stmt, variables: set[str], function: ast.AST) -> bo
     return any(
         isinstance(node, ast.Return) and node.value is not None
         and any(isinstance(n, ast.Name) and n.id in variables for n in ast.walk(node.value))
-        for node in ast.walk(function)
+        for node in subtree(function)
     )
 
 

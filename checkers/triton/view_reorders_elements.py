@@ -10,6 +10,7 @@ from kernelint.model.core import dataflow
 from kernelint.model.core.calls import argument, signature_argument
 from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
+from kernelint.model.core.walk import subtree
 
 
 def _is_random(ctx, node: ast.AST) -> bool:
@@ -59,7 +60,7 @@ def _item_assignments(ctx, name: ast.expr) -> list[ast.expr]:
         return []
     function = ctx.function_of(name)
     values = []
-    for statement in ast.walk(function) if function is not None else ():
+    for statement in subtree(function) if function is not None else ():
         if isinstance(statement, ast.Assign):
             targets = [t for target in statement.targets
                        for t in (target.elts if isinstance(target, ast.Tuple) else [target])]

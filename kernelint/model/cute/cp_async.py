@@ -25,6 +25,7 @@ from kernelint.model.core.calls import argument, callee_name
 from kernelint.model.cute.static import single_binding
 from kernelint.model.dsl.cute import COPY, CP_ASYNC_COMMIT, CP_ASYNC_G2S_OP
 from kernelint.model.core.values import base_name
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -70,7 +71,7 @@ def is_cp_async_copier(ctx: "FileContext", expr: ast.expr | None, depth: int = _
             return False
         # a helper of this file that returns one, or a copy-making helper handed a cp.async atom
         # (self._make_gmem_tiled_copy(atom, ...))
-        returned = [r.value for h in helpers for r in ast.walk(h) if isinstance(r, ast.Return) and r.value is not None]
+        returned = [r.value for h in helpers for r in subtree(h) if isinstance(r, ast.Return) and r.value is not None]
         if returned and all(is_cp_async_copier(ctx, r, depth - 1) for r in returned):
             return True
         return "copy" in (last or "").lower() and any(is_cp_async_copier(ctx, a, depth - 1) for a in expr.args)
@@ -170,7 +171,7 @@ def cp_async_tensors(ctx: "FileContext", function: ast.AST) -> CpAsyncTensors:
     """The own and shared views of the tensors that cp.async copies in ``function`` write."""
     found = CpAsyncTensors()
     own_slices: set[str] = set()  # the thread slices (thr = g2s.get_slice(tidx)) that made own views
-    for call in ast.walk(function):
+    for call in subtree(function):
         if not isinstance(call, ast.Call):
             continue
         for destination in [cp_async_destination(ctx, call), *helper_destinations(ctx, call)]:
@@ -190,7 +191,7 @@ def helper_destinations(ctx: "FileContext", call: ast.Call) -> list[ast.expr]:
         params = [a.arg for a in [*helper.args.posonlyargs, *helper.args.args]]
         if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
             params = params[1:]
-        for inner in ast.walk(helper):
+        for inner in subtree(helper):
             destination = cp_async_destination(ctx, inner) if isinstance(inner, ast.Call) else None
             while isinstance(destination, ast.Subscript):
                 destination = destination.value
@@ -234,7 +235,7 @@ def _spread_views(ctx: "FileContext", function: ast.AST, found: "CpAsyncTensors"
                   own_slices: set[str]) -> "CpAsyncTensors":
     """Names assigned views of the own and shared tensors join them (to a fixed point)."""
     assignments = [
-        n for n in ast.walk(function)
+        n for n in subtree(function)
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
         and _is_view(ctx, n.value)
     ]

@@ -12,7 +12,7 @@ from kernelint.model.core.calls import callee_name
 from kernelint.model.core.calls_graph import arguments_for, call_sites
 from kernelint.model.core.dataflow import reaches
 from kernelint.model.core.reaching import walk_value
-from kernelint.model.core.walk import parent
+from kernelint.model.core.walk import parent, subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -65,7 +65,7 @@ def result_kept(ctx: "FileContext", call: ast.Call) -> bool:
         return True
     if name is None:
         return not _called_directly(call)
-    for node in ast.walk(function):
+    for node in subtree(function):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return True
         if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None and _names(node.value, name):
@@ -102,7 +102,7 @@ def result_called(ctx: "FileContext", call: ast.Call, outside_loops: bool = Fals
     if function is None:
         return False
     name = _bound_name(ctx, call)
-    for node in ast.walk(function):
+    for node in subtree(function):
         if not isinstance(node, ast.Call):
             continue
         if node.func is call or (name is not None and isinstance(node.func, ast.Name) and node.func.id == name):

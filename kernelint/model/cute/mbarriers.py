@@ -8,6 +8,7 @@ experimental ``prims.mbarrier_wait_parity`` are one thing to the rules.
 from __future__ import annotations
 
 import ast
+from kernelint.model.core.walk import subtree
 from typing import TYPE_CHECKING
 
 from kernelint.model.dsl.cute import (
@@ -129,7 +130,7 @@ def completed_by_async_proxy(ctx: "FileContext", function: ast.AST, barrier: ast
     keys = barrier_keys(ctx, barrier)
     return any(
         keys & barrier_keys(ctx, used)
-        for call in ast.walk(function) if isinstance(call, ast.Call)
+        for call in subtree(function) if isinstance(call, ast.Call)
         for used in async_proxy_barriers(ctx, call)
     )
 

@@ -35,6 +35,7 @@ from kernelint.model.core.calls import argument, callee_name
 from kernelint.model.dsl.cute import COPY
 from kernelint.model.core.reaching import reaching_definitions, walk_value
 from kernelint.model.core.values import base_name
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -237,7 +238,7 @@ def element_stores(ctx: "FileContext", name: ast.Name) -> list[ast.expr]:
     table = index.get(id(scope))
     if table is None:
         table = {}
-        for node in ast.walk(scope):
+        for node in subtree(scope):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     base = base_name(target) if isinstance(target, ast.Subscript) else None

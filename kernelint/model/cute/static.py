@@ -29,6 +29,7 @@ from kernelint.model.dsl.cute import (
 )
 from kernelint.model.core.loops import assigned_in
 from kernelint.model.core.calls import callee_name
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -90,7 +91,7 @@ def traced_functions(ctx: "FileContext", depth: int = 3) -> set[int]:
     for _ in range(depth):
         following = []
         for function in frontier:
-            for call in ast.walk(function):
+            for call in subtree(function):
                 if isinstance(call, ast.Call):
                     for helper in ctx.local_functions_called(call):
                         if id(helper) not in seen:
@@ -135,7 +136,7 @@ def self_attribute_values(ctx: "FileContext", expr: ast.expr) -> list[ast.expr] 
     table = cache.get(id(cls))
     if table is None:
         table = {}
-        for node in ast.walk(cls):
+        for node in subtree(cls):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
                 node, (ast.AnnAssign, ast.AugAssign)) else []
             for target in targets:

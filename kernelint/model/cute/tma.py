@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kernelint.model.dsl.cute import BULK_STORE_DRAINS, COPY, MAKE_TMA_ATOM, TMA_STORE_OPS
 from kernelint.model.core.calls import callee_name
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -50,7 +51,7 @@ def is_tma_store_atom(ctx: "FileContext", expr: ast.expr, depth: int = _MAX_DEPT
 def tma_stores(ctx: "FileContext", function: ast.AST) -> list[ast.Call]:
     """``cute.copy(atom, ...)`` calls in ``function`` whose atom is a TMA store atom."""
     return [
-        node for node in ast.walk(function)
+        node for node in subtree(function)
         if isinstance(node, ast.Call) and ctx.call_name(node) == COPY and node.args
         and is_tma_store_atom(ctx, node.args[0])
     ]

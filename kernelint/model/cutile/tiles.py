@@ -23,6 +23,7 @@ from kernelint.model.core.dataflow import reaches
 from kernelint.model.dsl import cutile
 from kernelint.model.core.reaching import reaching_definitions, value_at, walk_value
 from kernelint.model.project.sizes import power_of_two_ceiling
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -50,7 +51,7 @@ def tile_functions(ctx: "FileContext") -> dict[int, ast.AST]:
         if id(function) in found:
             continue
         found[id(function)] = function
-        for node in ast.walk(function):
+        for node in subtree(function):
             if isinstance(node, ast.Call):
                 pending += ctx.local_functions_called(node)
     _tile_functions[ctx] = found

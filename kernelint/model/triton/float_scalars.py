@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from kernelint.model.dsl import triton
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -88,7 +89,7 @@ def first_arithmetic_use(ctx: "FileContext", kernel: "Kernel", param: ast.arg) -
     """The first arithmetic operation (``+ - * / **``) in ``kernel`` with ``param`` as it arrives
     as an operand; None when the kernel converts it anywhere (``param.to(...)``,
     ``tl.cast(param, ...)``: the explicit form) or never does arithmetic with it."""
-    uses = [n for n in ast.walk(kernel.node) if isinstance(n, ast.Name) and n.id == param.arg
+    uses = [n for n in subtree(kernel.node) if isinstance(n, ast.Name) and n.id == param.arg
             and isinstance(n.ctx, ast.Load) and _from_parameter(ctx, n, param)]
     found = None
     for use in uses:

@@ -9,6 +9,7 @@ constexpr parameters, ...) would misread such a kernel; they ask :func:`meta_par
 from __future__ import annotations
 
 import ast
+from kernelint.model.core.walk import subtree
 
 
 def meta_parameter(kernel) -> ast.arg | None:
@@ -24,7 +25,7 @@ def meta_keys(kernel) -> list[str]:
     if parameter is None:
         return []
     keys: list[str] = []
-    for node in ast.walk(kernel.node):
+    for node in subtree(kernel.node):
         if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == parameter.arg
                 and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
                 and node.slice.value not in keys):

@@ -12,6 +12,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from kernelint.model.dsl import triton
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -23,7 +24,7 @@ def upper_bounds(ctx: "FileContext", function: ast.AST) -> dict[str, int]:
     if id(function) in cache:
         return cache[id(function)]
     bounds: dict[str, int] = {}
-    for node in ast.walk(function):
+    for node in subtree(function):
         if isinstance(node, ast.Call) and node.args and ctx.call_name(node) == triton.STATIC_ASSERT:
             for name, bound in _bounds(ctx, node.args[0]):
                 bounds[name] = min(bound, bounds.get(name, bound))
