@@ -388,6 +388,16 @@ class _Follow:
         """A call of a host function of the project (``get_block_size(n)``): what it returns,
         its parameters bound to this call's arguments; with ``element`` ``(i, n)``, item ``i`` of
         the ``n``-tuple every return gives (``return BLOCK_SIZE, num_warps``)."""
+        values = self._through_callee(ctx, call, frames, element, self.size)
+        if values is None or any(v is None for v in values):
+            return None
+        unique = list(dict.fromkeys(values))
+        return unique[0] if len(unique) == 1 else sx.maximum(*unique)
+
+    def _through_callee(self, ctx, call: ast.Call, frames: int, element: tuple[int, int] | None, read):
+        """``read(callee_ctx, value, frames)`` of each value the project function ``call`` calls
+        returns (item ``element[0]`` of an ``element[1]``-tuple), its parameters bound to this
+        call's arguments; None when the callee or its returns cannot be read."""
         if frames <= 0:
             return None
         functions = ctx.local_functions_called(call) if isinstance(call.func, ast.Name) else []
@@ -416,13 +426,9 @@ class _Follow:
             if passed is not None:
                 self.bound[id(param)] = (target_ctx if is_default else ctx, passed)
         try:
-            values = [self.size(target_ctx, value, frames - 1) for value in returns]
+            return [read(target_ctx, value, frames - 1) for value in returns]
         finally:
             self.bound = saved
-        if any(v is None for v in values):
-            return None
-        unique = list(dict.fromkeys(values))
-        return unique[0] if len(unique) == 1 else sx.maximum(*unique)
 
     # --- tensors -----------------------------------------------------------------------------
 
@@ -488,7 +494,14 @@ class _Follow:
         call = node.value
         func = call.func
         if not isinstance(func, ast.Attribute) or func.attr not in ("chunk", "split"):
-            return None
+            # q, k = cast_and_contiguous(q, k): what a project helper returns in that place
+            at = next(i for i, e in enumerate(names) if isinstance(e, ast.Name) and e.id == name)
+            found = self._through_callee(ctx, call, frames, (at, len(names)), self.tensor)
+            if not found or any(t is None or t.shape != found[0].shape or t.count is not found[0].count
+                                for t in found):
+                return None
+            return Tensor(found[0].shape, all(t.contiguous for t in found), found[0].where, found[0].count,
+                          found[0].strides if all(t.strides == found[0].strides for t in found) else None)
         if ctx.call_name(call) == "torch.chunk":
             source, pieces, dim = argument(call, "input", 0), argument(call, "chunks", 1), argument(call, "dim", 2)
         elif ctx.call_name(call) is None or not ctx.call_name(call).startswith("torch."):
