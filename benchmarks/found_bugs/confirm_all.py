@@ -7,7 +7,12 @@ its exit code and its record (``verdict.json``) when it ran.
     python benchmarks/found_bugs/confirm_all.py --corpus DIR --out results.json [--dry-run] [--extra] [--only NAME ...] [--jobs N]
 
 Without ``--dry-run`` this imports and runs the projects' kernels (a GPU machine); with it, only
-generates the harnesses (any machine).
+generates the harnesses (any machine). The H200 runs of 2026-12-01 (``results/confirm-h200-*``)
+carried a ``git archive`` snapshot of kernelint with its commit in a ``COMMIT`` file and the copies
+``pack_checkouts.py --extra`` makes, and ran, in the snapshot:
+
+    python -m pip install --no-deps --no-build-isolation .   # the machine has no index to build from
+    cd benchmarks/found_bugs && python confirm_all.py --corpus PACK --out $OUT/confirm.json --extra --jobs 6 --timeout 150
 """
 from __future__ import annotations
 
@@ -27,8 +32,10 @@ SETTINGS: dict[str, list[str]] = {
     # confirm read `B, T, H, K, V = *k.shape, v.shape[-1]` as v having k's leading dimensions.
 }
 #: Findings with no hand-written harness (corpus-relative PATH:LINE:CODE, --set values), taken from
-#: ``kernelint check`` over mamba, Liger-Kernel, TileGym and flash-attention at the commits of
-#: ``COMMITS`` (issue 26): the ones whose harness ``confirm --dry-run`` generates. Run with ``--extra``.
+#: ``kernelint check`` over mamba, Liger-Kernel, TileGym, flash-attention and flash-linear-attention
+#: at the commits of ``COMMITS`` (issue 26): the ones whose harness ``confirm --dry-run`` generates and
+#: whose inputs the entry accepted at reduced sizes under TRITON_INTERPRET=1 (where the interpreter
+#: can run it). Run with ``--extra``; all 12 confirmed on the H200 (results/confirm-h200-2026-12-01-run2.json).
 EXTRA = [
     ("mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py:1283:KL126", []),  # found-bugs #15
     ("mamba/mamba_ssm/ops/triton/ssd_combined.py:307:KL126", []),
