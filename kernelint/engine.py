@@ -12,6 +12,7 @@ from kernelint.grouping import group_by_cause
 from kernelint.model import FileContext
 from kernelint.model.dsl import SOURCE_MARKERS, import_roots
 from kernelint.model.core.names import ImportTable
+from kernelint.model.project import modules as parsed_modules
 from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes, room_to_recurse, too_large_text
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions
@@ -116,8 +117,11 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
         too_large = too_large_text(source)
         if too_large:
             return [_tool_finding(path, INTERNAL_ERROR, 1, 1, too_large)] if INTERNAL_ERROR in options.codes else []
+        tree = parsed_modules.tree_for(path, source)
         try:
-            tree = parse(source, path)
+            if tree is None:
+                tree = parse(source, path)
+                parsed_modules.offer(path, source, tree)
         except ParseFailure as failure:
             code = SYNTAX_ERROR if failure.syntax else INTERNAL_ERROR
             if code not in options.codes:

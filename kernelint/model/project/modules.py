@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -146,10 +148,14 @@ def load(path: Path, name: str) -> Module | None:
         _PARSED.move_to_end(path)
         return known
     source = decode(data)
-    try:
-        tree = parse(source, str(path))
-    except (ParseFailure, RecursionError, MemoryError):
-        return None
+    offered = _OFFERED.pop(path, None)
+    if offered is not None and offered[0] == source:
+        tree = offered[1]  # the engine has just parsed this text to check the file itself
+    else:
+        try:
+            tree = parse(source, str(path))
+        except (ParseFailure, RecursionError, MemoryError):
+            return None
     is_package = path.name == "__init__.py"
     module = Module(path, name, is_package, source, tree, digest, absolute_aliases(tree, name, is_package))
     if known is not None:
@@ -162,9 +168,83 @@ def load(path: Path, name: str) -> Module | None:
     return module
 
 
+@lru_cache(maxsize=4096)
+def word_pattern(word: str) -> re.Pattern:
+    return re.compile(rf"\b{re.escape(word)}\b")
+
+
+_SPELLS: dict[tuple[Path, str], tuple[tuple[int, int], str, bool]] = {}
+_RACY_NS = 2_000_000_000
+
+
+def spells(path: Path, word: str) -> tuple[str, bool]:
+    """(the file's digest, whether its text contains ``word`` as a whole word), remembered while
+    the file's size and modification time stay the same (a view asks it for every importer of
+    a module it follows, and every checked file has its own view)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return "-", False
+    key = (path, word)
+    known = _SPELLS.get(key)
+    if known is not None and known[0] == (stat.st_mtime_ns, stat.st_size):
+        return known[1], known[2]
+    try:
+        data = read_bytes(str(path))
+    except (OSError, Unreadable):
+        return "-", False
+    answer = digest_of(data), word_pattern(word).search(decode(data)) is not None
+    if time.time_ns() - stat.st_mtime_ns > _RACY_NS:  # as git does: a file written just now may change within one clock tick
+        if len(_SPELLS) > 200_000:
+            _SPELLS.clear()
+        _SPELLS[key] = ((stat.st_mtime_ns, stat.st_size), *answer)
+    return answer
+
+
 def digest_of(data: bytes) -> str:
     """The content hash facts record for a file's bytes."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+#: Trees the engine parsed to check a file, offered to a later question about that module from
+#: another file (most recently checked last; a few megabytes of source at most).
+_OFFERED: "OrderedDict[Path, tuple[str, ast.Module]]" = OrderedDict()
+_MAX_OFFERED_BYTES = 4_000_000
+_offered_bytes = 0
+
+
+def tree_for(path: str, source: str) -> ast.Module | None:
+    """A tree already parsed in this process from exactly ``source`` at ``path`` (by a question
+    from another file), or None: the engine then parses it and offers its tree (``offer``)."""
+    resolved = _resolved(path)
+    known = _PARSED.get(resolved) if resolved is not None else None
+    return known.tree if known is not None and known.source == source else None
+
+
+def offer(path: str, source: str, tree: ast.Module) -> None:
+    """Keep the engine's tree of ``path`` for a later question about that module, unless the
+    project's parsed modules hold it already."""
+    global _offered_bytes
+    resolved = _resolved(path)
+    if resolved is None or resolved in _PARSED or len(source) > _MAX_BYTES:
+        return
+    previous = _OFFERED.pop(resolved, None)
+    if previous is not None:
+        _offered_bytes -= len(previous[0])
+    _OFFERED[resolved] = (source, tree)
+    _offered_bytes += len(source)
+    while _offered_bytes > _MAX_OFFERED_BYTES and _OFFERED:
+        _, (dropped, _) = _OFFERED.popitem(last=False)
+        _offered_bytes -= len(dropped)
+
+
+def _resolved(path: str) -> Path | None:
+    if not path or path == "-":
+        return None
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def file_digest(path: Path) -> str:

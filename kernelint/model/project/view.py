@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -35,7 +33,6 @@ from kernelint.model.kernels import Kernel
 from kernelint.model.launch import Launch, launched_kernel_expr
 from kernelint.model.project import modules as _modules
 from kernelint.model.project.index import index_of, project_root, runs_with_allocator, scope_names
-from kernelint.reading import Unreadable, decode, read_bytes
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -244,17 +241,13 @@ class ProjectView:
         """The text of a module of the project contains ``word`` as a whole word."""
         loaded = self._loaded.get(module_name)
         if loaded is not None:
-            return _word(word).search(loaded.source) is not None
+            return _modules.word_pattern(word).search(loaded.source) is not None
         entry = self._index.by_name.get(module_name) if self._index is not None else None
         if entry is None:
             return False
-        try:
-            data = read_bytes(str(entry.path))
-        except (OSError, Unreadable):
-            self._record(f"file:{entry.path}", "-")
-            return False
-        self._record(f"file:{entry.path}", _modules.digest_of(data))
-        return _word(word).search(decode(data)) is not None
+        digest, spelled = _modules.spells(entry.path, word)
+        self._record(f"file:{entry.path}", digest)
+        return spelled
 
     # --- kernels and launches ----------------------------------------------------------------
 
@@ -398,11 +391,6 @@ class ProjectView:
             return self._own_aliases or {}
         module = self._module_of_ctx(ctx)
         return module.aliases if module is not None else {}
-
-
-@lru_cache(maxsize=4096)
-def _word(word: str) -> re.Pattern:
-    return re.compile(rf"\b{re.escape(word)}\b")
 
 
 def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
