@@ -189,8 +189,9 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                     path, INTERNAL_ERROR, 1, 1,
                     f"rule {rule_class.code} ({rule_class.name}) failed: {type(error).__name__}: {error}",
                 ))
+    project_reads = ctx.project_reads()
     if reads is not None:
-        reads.update(ctx.project_reads())
+        reads.update(project_reads)
     return findings
 
 

@@ -88,9 +88,13 @@ class FileContext:
         return ProjectView(self)
 
     def project_reads(self) -> dict[str, str]:
-        """The facts from other files that answers about this file read (empty if none)."""
+        """The facts from other files that answers about this file read (empty if none); the
+        other modules' models it used are handed back (``ProjectView.release``)."""
         view = self.__dict__.get("project")
-        return dict(view.reads) if view is not None else {}
+        if view is None:
+            return {}
+        view.release()
+        return dict(view.reads)
 
     # --- target releases ---------------------------------------------------------------------
 
@@ -511,7 +515,7 @@ class FileContext:
             expr = launch.kernel_expr
             if not isinstance(expr, (ast.Name, ast.Attribute)) or self._is_local_name(expr):
                 continue
-            resolved = self.project.kernel_for(expr)
+            resolved = self.project.kernel_for(expr, self)
             if resolved is None or resolved[0].dsl != dsl:
                 continue
             launch.kernel, launch.kernel_ctx = resolved

@@ -207,9 +207,19 @@ class ProjectView:
         if module is None:
             return None
         ctx = module.context(type(self.ctx))
+        # Questions asked through another module's model while this file is checked are this
+        # view's: what they read is recorded here, for this file's cache entry.
+        ctx.__dict__["project"] = self
         self._contexts[module_name] = ctx
         self._names_of_contexts[id(ctx)] = module_name
         return ctx
+
+    def release(self) -> None:
+        """Hand the other modules' models back once this file is checked (they outlive it in the
+        parsed-module cache; the next view to reach one takes it)."""
+        for ctx in self._contexts.values():
+            if ctx.__dict__.get("project") is self:
+                del ctx.__dict__["project"]
 
     def _module_name_of(self, ctx: "FileContext") -> str | None:
         if ctx is self.ctx:
