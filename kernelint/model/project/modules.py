@@ -16,7 +16,7 @@ import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -168,37 +168,32 @@ def load(path: Path, name: str) -> Module | None:
     return module
 
 
-@lru_cache(maxsize=4096)
-def word_pattern(word: str) -> re.Pattern:
-    return re.compile(rf"\b{re.escape(word)}\b")
-
-
-_SPELLS: dict[tuple[Path, str], tuple[tuple[int, int], str, bool]] = {}
+_WORDS: dict[Path, tuple[tuple[int, int], str, frozenset[str]]] = {}
 _RACY_NS = 2_000_000_000
+_MAX_WORD_FILES = 50_000
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def spells(path: Path, word: str) -> tuple[str, bool]:
-    """(the file's digest, whether its text contains ``word`` as a whole word), remembered while
-    the file's size and modification time stay the same (a view asks it for every importer of
-    a module it follows, and every checked file has its own view)."""
+    """(the file's digest, whether its text contains the identifier ``word``). A file's words
+    are kept while its size and modification time stay the same (a view asks this for every
+    importer of a module it follows, and every checked file has its own view)."""
     try:
         stat = path.stat()
     except OSError:
         return "-", False
-    key = (path, word)
-    known = _SPELLS.get(key)
-    if known is not None and known[0] == (stat.st_mtime_ns, stat.st_size):
-        return known[1], known[2]
-    try:
-        data = read_bytes(str(path))
-    except (OSError, Unreadable):
-        return "-", False
-    answer = digest_of(data), word_pattern(word).search(decode(data)) is not None
-    if time.time_ns() - stat.st_mtime_ns > _RACY_NS:  # as git does: a file written just now may change within one clock tick
-        if len(_SPELLS) > 200_000:
-            _SPELLS.clear()
-        _SPELLS[key] = ((stat.st_mtime_ns, stat.st_size), *answer)
-    return answer
+    known = _WORDS.get(path)
+    if known is None or known[0] != (stat.st_mtime_ns, stat.st_size):
+        try:
+            data = read_bytes(str(path))
+        except (OSError, Unreadable):
+            return "-", False
+        known = ((stat.st_mtime_ns, stat.st_size), digest_of(data), frozenset(_IDENTIFIER.findall(decode(data))))
+        if time.time_ns() - stat.st_mtime_ns > _RACY_NS:  # as git does: a file written just now may change within one clock tick
+            if len(_WORDS) >= _MAX_WORD_FILES:
+                _WORDS.clear()
+            _WORDS[path] = known
+    return known[1], word in known[2]
 
 
 def digest_of(data: bytes) -> str:

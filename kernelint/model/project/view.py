@@ -249,9 +249,6 @@ class ProjectView:
 
     def _spells(self, module_name: str, word: str) -> bool:
         """The text of a module of the project contains ``word`` as a whole word."""
-        loaded = self._loaded.get(module_name)
-        if loaded is not None:
-            return _modules.word_pattern(word).search(loaded.source) is not None
         entry = self._index.by_name.get(module_name) if self._index is not None else None
         if entry is None:
             return False
