@@ -74,7 +74,7 @@ add_kernel[(grid,)](x, y, out, n, BLOCK=1024)
         if name is None or not name.startswith(cutile.CT):
             return
         if name == cutile.LAUNCH:
-            launch = next((l for l in ctx.launches if l.node is node), None)
+            launch = ctx.launch_at(node)
             if launch is not None and launch.kernel is not None and launch.kernel.dsl == "triton":
                 yield Report(node, f"`ct.launch` launches Triton kernel `{launch.kernel.name}`: launch it "
                                    f"with `{launch.kernel.name}[grid](...)`")

@@ -70,7 +70,7 @@ for first in range(0, len(tensors), 4):
 """
 
     def check(self, node, ctx):
-        launch = next((l for l in ctx.launches_of("triton") if l.node is node), None)
+        launch = ctx.launch_at(node, "triton")
         if launch is None or ctx.kernel_of(node) is not None or self._computes_dots(launch.kernel, ctx):
             return
         constexprs = launch.kernel.constexpr_names(ctx.qualname)

@@ -81,18 +81,18 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
             kernel = ctx.kernel_of(call, "triton")
             if kernel is not None:
                 calls_of.setdefault(id(kernel), []).append(call)
+        helpers = {k.name: k for k in ctx.kernels if k.dsl == "triton"}
         for kernel in ctx.kernels:
             if kernel.dsl != "triton":
                 continue
             yield from self._pointer_offsets(ctx, kernel)
             yield from self._block_offsets(ctx, calls_of.get(id(kernel), []))
-            yield from self._through_helpers(ctx, calls_of.get(id(kernel), []))
+            yield from self._through_helpers(ctx, calls_of.get(id(kernel), []), helpers)
 
-    def _through_helpers(self, ctx, calls):
-        """A tile index passed to a ``@triton.jit`` helper of the file that adds the parameter it
-        lands in to a ``tl.arange`` (the seed's form: ``offs = block_offsets(pid, BLOCK)`` with
-        ``return start + tl.arange(0, BLOCK)``)."""
-        helpers = {k.name: k for k in ctx.kernels if k.dsl == "triton"}
+    def _through_helpers(self, ctx, calls, helpers):
+        """A tile index passed to a ``@triton.jit`` helper of the file (``helpers``: by name) that
+        adds the parameter it lands in to a ``tl.arange`` (the seed's form: ``offs =
+        block_offsets(pid, BLOCK)`` with ``return start + tl.arange(0, BLOCK)``)."""
         for call in calls:
             helper = helpers.get(call.func.id) if isinstance(call.func, ast.Name) else None
             if helper is None:

@@ -211,6 +211,18 @@ class FileContext:
         kernel = self._kernel_by_node.get(id(function)) if function is not None else None
         return kernel if kernel is not None and (dsl is None or kernel.dsl == dsl) else None
 
+    def calls_in(self, function: ast.AST) -> list[ast.Call]:
+        """The calls in ``function``'s own body (not in functions nested in it), in source order;
+        every function's are grouped in one pass over the file's calls."""
+        by_function = self.__dict__.get("_calls_by_function")
+        if by_function is None:
+            by_function = self.__dict__["_calls_by_function"] = {}
+            for call in self.nodes(ast.Call):
+                owner = self.function_of(call)
+                if owner is not None:
+                    by_function.setdefault(id(owner), []).append(call)
+        return list(by_function.get(id(function), ()))
+
     def local_functions_called(self, call: ast.Call) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The functions of this file that ``call`` may call: ``helper(...)`` by name (a function,
         not a method), or ``self.helper(...)`` / ``cls.helper(...)`` by method name (any class
@@ -244,8 +256,30 @@ class FileContext:
         )
 
     def kernel_named(self, name: str) -> Kernel | None:
-        matches = [k for k in self.kernels if k.name == name]
+        by_name = self.__dict__.get("_kernels_by_name")
+        if by_name is None:
+            by_name = self.__dict__["_kernels_by_name"] = {}
+            for kernel in self.kernels:
+                by_name.setdefault(kernel.name, []).append(kernel)
+        matches = by_name.get(name, ())
         return matches[0] if len(matches) == 1 else None
+
+    def launch_at(self, call: ast.Call, dsl: str | None = None) -> Launch | None:
+        """The launch of this file's kernel that ``call`` is (of ``dsl``'s own launch form, when
+        given), or None."""
+        if dsl is not None:
+            by_call = self.__dict__.setdefault("_launch_at", {}).get(dsl)
+            if by_call is None:
+                by_call = self.__dict__["_launch_at"][dsl] = {}
+                for launch in self.launches_of(dsl):
+                    by_call.setdefault(id(launch.node), launch)
+        else:
+            by_call = self.__dict__.get("_launch_at_any")
+            if by_call is None:
+                by_call = self.__dict__["_launch_at_any"] = {}
+                for launch in self.launches:
+                    by_call.setdefault(id(launch.node), launch)
+        return by_call.get(id(call))
 
     def loops_of(self, node: ast.AST, stop_at_function: bool = True) -> list[ast.AST]:
         """Enclosing loops, innermost first."""
@@ -495,12 +529,14 @@ class FileContext:
         passed to ``ct.launch`` is a different mistake, not a Triton launch). With ``imported``,
         also the launches here of kernels other modules define (``Launch.kernel_ctx`` is then
         that module's model)."""
-        style = _LAUNCH_STYLE[dsl]
-        local = [
-            launch for launch in self.launches
-            if launch.style == style and launch.kernel is not None and launch.kernel.dsl == dsl
-        ]
-        return local + self._imported_launches(dsl) if imported else local
+        local = self.__dict__.setdefault("_local_launches", {}).get(dsl)
+        if local is None:
+            style = _LAUNCH_STYLE[dsl]
+            local = self.__dict__["_local_launches"][dsl] = [
+                launch for launch in self.launches
+                if launch.style == style and launch.kernel is not None and launch.kernel.dsl == dsl
+            ]
+        return local + self._imported_launches(dsl) if imported else list(local)
 
     def _imported_launches(self, dsl: str) -> list[Launch]:
         cache = self.__dict__.setdefault("_imported_launch_cache", {})

@@ -109,11 +109,21 @@ def _dominates(binding: ast.AST, use: ast.AST) -> bool:
 
 
 def _same_block(owner: ast.AST, first: ast.AST, second: ast.AST) -> bool:
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(owner, field, None)
-        if isinstance(block, list) and any(s is first for s in block):
-            return any(s is second for s in block)
+    for members in _blocks(owner):
+        if id(first) in members:
+            return id(second) in members
     return False
+
+
+def _blocks(owner: ast.AST) -> tuple[frozenset[int], ...]:
+    """The statement ids of each block of ``owner`` (body, else, finally), kept on the node: a
+    long kernel's body is asked about for every use of every name."""
+    found = owner.__dict__.get("_kl_blocks")
+    if found is None:
+        found = tuple(frozenset(id(s) for s in block) for field in ("body", "orelse", "finalbody")
+                      if isinstance(block := getattr(owner, field, None), list))
+        owner._kl_blocks = found  # type: ignore[attr-defined]
+    return found
 
 
 def value_at(ctx: "FileContext", use: ast.Name) -> ast.expr | None:

@@ -414,14 +414,8 @@ def _build(ctx: "FileContext", kernel: "Kernel", evaluator_class: type = None) -
 
 
 def _own_calls(ctx: "FileContext", function: ast.AST) -> list[ast.Call]:
-    """The calls in ``function``'s body, not in functions nested in it, in source order (from
-    the file's call index, by line range; the ancestor walk only where a nested function is)."""
-    first, last = function.lineno, function.end_lineno or function.lineno
-    inside = [c for c in ctx.nodes(ast.Call) if first <= c.lineno <= last]
-    nested = any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                 for d in ctx.nodes(ast.FunctionDef) + ctx.nodes(ast.Lambda)
-                 if d is not function and first <= d.lineno <= last)
-    return [c for c in inside if ctx.function_of(c) is function] if nested else inside
+    """The calls in ``function``'s body, not in functions nested in it, in source order."""
+    return ctx.calls_in(function)
 
 
 def _access(ctx: "FileContext", evaluator: _Evaluator, call: ast.Call) -> Access | None:

@@ -343,16 +343,16 @@ class ProjectView:
         owner = ctx.parent(function)
         found: list[Site] = []
         if isinstance(owner, ast.ClassDef):
-            found.extend(Site(call, ctx) for call in ctx.nodes(ast.Call)
-                         if function in ctx.local_functions_called(call)
-                         and isinstance(call.func, ast.Attribute))
+            found.extend(Site(call, ctx) for call in self._calls_spelling(ctx, function.name)
+                         if isinstance(call.func, ast.Attribute) and function in ctx.local_functions_called(call))
             if function.name != "forward" or module_name is None:
                 return found
             target, attribute, shift, word = f"{module_name}.{owner.name}", "apply", 1, owner.name
         elif owner is ctx.tree and module_name is not None:
             target, attribute, shift, word = f"{module_name}.{function.name}", None, 0, function.name
         else:
-            return [Site(call, ctx) for call in ctx.nodes(ast.Call) if function in ctx.local_functions_called(call)]
+            return [Site(call, ctx) for call in self._calls_spelling(ctx, function.name)
+                    if function in ctx.local_functions_called(call)]
         for name in self._candidates(module_name, word):
             other = self.context_of(name)
             if other is None:
