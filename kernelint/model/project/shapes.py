@@ -24,15 +24,15 @@ reads of other files are recorded). Unknown stays unknown (None): nothing is gue
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernelint.model.core.calls import argument, argument_passed
+from kernelint.model.core.calls import argument
 from kernelint.model.dsl import triton
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.project.follow import ValueFollower
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -51,6 +51,8 @@ _BUDGET = 600
 _MAX_CALLERS = 8
 #: Bindings of a tensor name read before it is left unknown (they must all give one shape).
 _MAX_REACHING = 3
+#: A return of a project helper that is not the tuple a caller unpacks.
+_NOT_A_TUPLE = object()
 
 _ALLOCATORS = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn", "torch.randint",
                          "torch.full"})
@@ -158,11 +160,12 @@ def _text(node: ast.AST, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class _Follow:
+class _Follow(ValueFollower):
+    """Sizes and shapes of host values; parameters, callers and project-function returns are
+    followed by ``ValueFollower`` (``project/follow.py``), shared with the host dtypes."""
+
     def __init__(self, view: "ProjectView | None"):
-        self.view = view
-        self.budget = _BUDGET
-        self.bound: dict[int, tuple["FileContext", ast.expr]] = {}
+        super().__init__(view, _BUDGET)
         #: The name a direct size read is assigned to (``HV = v.shape[2]``): its label.
         self.hint: str | None = None
 
@@ -173,9 +176,8 @@ class _Follow:
     # --- integers ----------------------------------------------------------------------------
 
     def size(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> Poly | None:
-        if expr is None or self.budget <= 0:
+        if expr is None or not self.spend():
             return None
-        self.budget -= 1
         if isinstance(expr, ast.Constant):
             return sx.const(expr.value) if isinstance(expr.value, int) and not isinstance(expr.value, bool) else None
         if isinstance(expr, ast.Name):
@@ -283,24 +285,11 @@ class _Follow:
         return _symbol(ctx, node, name, DATA if axis == 0 else DIM, f"#{axis}", last=axis == -1)
 
     def _parameter_size(self, ctx, parameter: ast.arg, frames: int) -> Poly | None:
-        bound = self.bound.get(id(parameter))
-        if bound is not None:
-            return self.size(bound[0], bound[1], frames)
-        function = ctx.parent(ctx.parent(parameter))
-        opaque = _symbol(ctx, parameter, parameter.arg, PARAM)
-        if frames <= 0 or self.view is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                or ctx.kernel_of(parameter) is not None:
-            return opaque
-        sites = _callers(self.view, function, ctx)
-        if not sites or len(sites) > _MAX_CALLERS:
-            return opaque
-        found: list[Poly] = []
-        for site in sites:
-            passed, is_default = argument_passed(function, parameter, site.node, site.shift)
-            value = self.size(ctx if is_default else site.ctx, passed, frames - 1) if passed is not None else None
-            if value is None:
-                return opaque
-            found.append(value)
+        found = self.parameter(ctx, parameter, frames, self.size, _MAX_CALLERS)
+        if id(parameter) in self.bound:  # bound by the call being evaluated: its value, known or not
+            return found[0]
+        if not found or any(v is None for v in found):
+            return _symbol(ctx, parameter, parameter.arg, PARAM)
         unique = list(dict.fromkeys(found))
         return unique[0] if len(unique) == 1 else sx.maximum(*unique)
 
@@ -398,44 +387,24 @@ class _Follow:
         """``read(callee_ctx, value, frames)`` of each value the project function ``call`` calls
         returns (item ``element[0]`` of an ``element[1]``-tuple), its parameters bound to this
         call's arguments; None when the callee or its returns cannot be read."""
-        if frames <= 0:
-            return None
-        functions = ctx.local_functions_called(call) if isinstance(call.func, ast.Name) else []
-        target_ctx = ctx
-        if not functions and self.view is not None:
-            dotted = self.view.absolute(ctx, call.func)
-            resolved = self.view.function_named(dotted) if dotted else None
-            if resolved is not None:
-                functions, target_ctx = [resolved[0]], resolved[1]
-        if len(functions) != 1 or target_ctx.kernel_of(functions[0].body[0]) is not None:
-            return None
-        function = functions[0]
-        returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
-                   and target_ctx.function_of(n) is function]
-        if element is not None:
-            at, width = element
-            if not all(isinstance(r, ast.Tuple) and len(r.elts) == width
-                       and not any(isinstance(e, ast.Starred) for e in r.elts) for r in returns):
-                return None
-            returns = [r.elts[at] for r in returns]
-        if not returns:
-            return None
-        saved = dict(self.bound)
-        for param in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
-            passed, is_default = argument_passed(function, param, call, 0)
-            if passed is not None:
-                self.bound[id(param)] = (target_ctx if is_default else ctx, passed)
-        try:
-            return [read(target_ctx, value, frames - 1) for value in returns]
-        finally:
-            self.bound = saved
+        if element is None:
+            return self.returned(ctx, call, frames, read)
+        at, width = element
+
+        def item(callee_ctx, value, left):
+            if not isinstance(value, ast.Tuple) or len(value.elts) != width \
+                    or any(isinstance(e, ast.Starred) for e in value.elts):
+                return _NOT_A_TUPLE
+            return read(callee_ctx, value.elts[at], left)
+
+        found = self.returned(ctx, call, frames, item)
+        return None if found is None or any(v is _NOT_A_TUPLE for v in found) else found
 
     # --- tensors -----------------------------------------------------------------------------
 
     def tensor(self, ctx: "FileContext", expr: ast.AST | None, frames: int) -> Tensor | None:
-        if expr is None or self.budget <= 0:
+        if expr is None or not self.spend():
             return None
-        self.budget -= 1
         where = f"{ctx.path}:{getattr(expr, 'lineno', 0)}"
         if isinstance(expr, ast.Name):
             return self._name_tensor(ctx, expr, frames)
@@ -757,19 +726,6 @@ def _parameter_of(ctx: "FileContext", expr: ast.expr) -> ast.arg | None:
         return None
     definitions = ctx.definitions(expr.id, expr)
     return definitions[0].node if len(definitions) == 1 and isinstance(definitions[0].node, ast.arg) else None
-
-
-_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _callers(view: "ProjectView", function, ctx: "FileContext"):
-    """``view.callers_of(function)``, once per view and function (searching the importers is the
-    costly step of following a parameter)."""
-    per_view = _CALLERS.setdefault(view, {})
-    key = id(function)
-    if key not in per_view:
-        per_view[key] = view.callers_of(function, ctx)
-    return per_view[key]
 
 
 def _direct_read(value: ast.expr) -> bool:
