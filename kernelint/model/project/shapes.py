@@ -33,6 +33,7 @@ from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.core.reaching import reaching_definitions
 from kernelint.model.project.follow import ValueFollower
+from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -495,7 +496,7 @@ class _Follow(ValueFollower):
         function = ctx.parent(ctx.parent(parameter))
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        for node in ast.walk(function):
+        for node in subtree(function):
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                     and isinstance(node.targets[0], (ast.Tuple, ast.List))):
                 continue
@@ -521,7 +522,7 @@ class _Follow(ValueFollower):
         # a tensor (its function reads a tensor attribute of it) whose shape is never unpacked:
         # its element count is still one symbol wherever it is read
         if not any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == parameter.arg
-                   and n.attr in _TENSOR_ATTRIBUTES for n in ast.walk(function)):
+                   and n.attr in _TENSOR_ATTRIBUTES for n in subtree(function)):
             return None
         return Tensor((), False, f"{ctx.path}:{parameter.lineno}",
                       count=_symbol(ctx, parameter, f"{parameter.arg}.numel()", DATA, "#numel"))
