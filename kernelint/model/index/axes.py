@@ -259,11 +259,13 @@ class LongMaskAccess:
 def masked_past_extent(ctx: "FileContext", kernel: "Kernel") -> list[LongMaskAccess]:
     """The masked accesses of ``kernel`` whose mask bounds a dimension by a longer length
     (``long_masks``) under a launch of the project; silent under an ``if``/``while``."""
+    sites = launch_sites(ctx, kernel)
+    if not sites:
+        return []
     index = kernel_index(ctx, kernel)
     candidates = [a for a in index.accesses if a.kind in ("load", "store", "atomic") and a.masked and a.mask
                   and a.mask_complete and a.offset is not None and a.pointer is not None
                   and _unguarded(ctx, kernel, a.node)]
-    sites = launch_sites(ctx, kernel) if candidates else []
     found: list[LongMaskAccess] = []
     for access in candidates:
         for site in sites:
@@ -294,6 +296,9 @@ def partially_masked(ctx: "FileContext", kernel: "Kernel") -> list[PartialMask]:
     Silent under an ``if``/``while`` of the kernel, where the launching function or the kernel
     asserts a size with ``%`` (``assert N % 64 == 0``, ``tl.static_assert(N % BN == 0)``), and
     wherever a fact is unknown."""
+    all_sites = launch_sites(ctx, kernel)
+    if not all_sites:
+        return []
     index = carried_index(ctx, kernel)  # pointers stepped in a K loop are read too
     candidates = [a for a in index.accesses if a.kind in ("load", "store", "atomic") and a.masked and a.mask
                   and a.mask_complete and a.offset is not None and a.pointer is not None
@@ -301,7 +306,7 @@ def partially_masked(ctx: "FileContext", kernel: "Kernel") -> list[PartialMask]:
     if not candidates or _kernel_asserts_multiple(ctx, kernel):
         return []
     candidates = [a for a in candidates if _unguarded(ctx, kernel, a.node)]
-    sites = [s for s in launch_sites(ctx, kernel) if not _checks_divisibility(s)] if candidates else []
+    sites = [s for s in all_sites if not _checks_divisibility(s)] if candidates else []
     found: list[PartialMask] = []
     for access in candidates:
         for site in sites:
