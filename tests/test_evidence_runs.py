@@ -23,14 +23,13 @@ RECORD_ONLY = ("environment", "date", "command", "kernelint")
 #: ``other_releases`` lists the pair's outcome on other Triton/DSL releases, each with its ``run``.
 CITING = ("other_releases",)
 
-#: Runs committed with their JSON but without the log prove printed (it was not kept at the time).
-#: Each was an H200 run of its day; the JSON holds every figure, so the records are checked
-#: against it, and only the log check is waived. Issue 24 re-ran every other such pair with its
-#: log (KL206, KL311 and issue 22's KL131-KL133 last, runs 2026-12-01-h200-issue24d-*). Remove an
-#: entry by committing the run's log, or by re-running its pairs and committing the new run and log.
-RUNS_WITHOUT_LOG = {
-    "2026-12-01-h200-issue20-bounds": "KL136, KL137 (issue 20); log not committed with the run",
-}
+#: Runs committed with their JSON but without the log prove printed (it was not kept at the time),
+#: each with the records it still carries: the log check is waived for those only. None is left:
+#: issue 24 re-ran every such pair with its log (KL206, KL311 and issue 22's KL131-KL133 in runs
+#: 2026-12-01-h200-issue24d-*, issue 20's KL136/KL137 last in 2026-12-01-h200-issue24e-KL136-KL137);
+#: the log-less runs stay in runs/ as history, used by no record. Add an entry only for a run whose
+#: log is truly lost, and remove it by committing the log or re-running its pairs with their log.
+RUNS_WITHOUT_LOG: dict[str, str] = {}
 
 
 def prove_runs(folder: Path = RUNS) -> dict[Path, dict]:
