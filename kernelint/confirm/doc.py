@@ -80,10 +80,11 @@ and, with `--extra`, on its list of corpus findings that have no hand-written ha
 
 ### Measured on the H200
 
-`kernelint confirm` reproduces **all 10** confirmations of [found-bugs.md](found-bugs.md) from
-harnesses it generated (no hand-written harness code, no `--set`; fla chunk_h keeps the hand
-harness's `--max-configs 3`), and confirms **12** corpus findings that have no hand-written
-harness, 22 of 22 (`benchmarks/found_bugs/results/confirm-h200-2026-12-01-run2.json` and `.log`:
+`kernelint confirm` reproduces **all 10** confirmations that hand-written harnesses made in
+[found-bugs.md](found-bugs.md) from harnesses it generated (no hand-written harness code, no
+`--set`; fla chunk_h keeps the hand harness's `--max-configs 3`), and confirms **12** corpus
+findings that have no hand-written harness (found-bugs #15 and #28 among them, now counted as
+confirmed there), 22 of 22 (`benchmarks/found_bugs/results/confirm-h200-2026-12-01-run2.json` and `.log`:
 kernelint f9955dd, NVIDIA H200, driver 580.159.04, torch 2.11.0+cu130, Triton 3.6.0; 139 s for
 the 22, six side by side). Each int32 verdict is the as-is run failing with `CUDA error: an
 illegal memory access was encountered` while the copy with only the flagged index made int64 ran
