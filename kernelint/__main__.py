@@ -12,6 +12,6 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.getcwd() and not os.pa
         os.path.join(os.getcwd(), "kernelint", "__main__.py")):
     del sys.path[0]
 
-from kernelint.cli import main  # noqa: E402 - after the path is made safe
+from kernelint.cli import run  # noqa: E402 - after the path is made safe
 
-raise SystemExit(main())
+run()

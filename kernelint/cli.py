@@ -583,6 +583,20 @@ def _confirm(args) -> int:
     return run(args)
 
 
+def run() -> None:
+    """The ``kernelint`` command: ``main()``, then leave without tearing the interpreter down, as
+    mypy does: freeing every kept tree and file model one object at a time took longer than
+    checking a small project (cutile-python: 0.7 of 2.1 s). Output is flushed first."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a closed or broken pipe: main has said what it could
+            pass
+    os._exit(int(code or 0))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
