@@ -93,6 +93,10 @@ not catch it.
 - Triton 3.9.0 source (`backends/nvidia/driver.c`): the grid goes to `cuLaunchKernelEx` as
   `gridDimY`/`gridDimZ` unchanged; nothing splits or checks it. The CPU interpreter has no limit,
   so `TRITON_INTERPRET=1` runs such a launch without error.
+- cuTile: `benchmarks/kl126_cutile` (the same mean over T launched with `ct.launch`) on the H200,
+  cuda-tile 1.7.0: the bad launch fails before the driver with `ValueError: Grid[1] is too big:
+  max=65535, got=65536` (and 65,600); axis 1 at 65,535 runs; the good kernel matches within
+  6e-8 (`reference_kernels/evidence/runs/KL126-cutile/`).
 """
 
     def finish(self, ctx):
