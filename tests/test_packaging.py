@@ -77,5 +77,5 @@ def test_reference_pairs_and_evidence_are_inside(wheel):
 def test_entry_points(wheel):
     [entry_points] = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     text = wheel.read(entry_points).decode()
-    assert "kernelint = kernelint.cli:main" in text
+    assert "kernelint = kernelint.cli:run" in text
     assert "KL = kernelint.flake8_plugin:KernelintFlake8" in text
