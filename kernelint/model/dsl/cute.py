@@ -136,6 +136,11 @@ PIPELINE_INIT_HELPERS = frozenset({PIPELINE + "pipeline_init_arrive", PIPELINE +
 CP_ASYNC_COMMIT = frozenset({ARCH + "cp_async_commit_group", PRIMS + "cp_async_commit_group"})
 CP_ASYNC_WAIT = frozenset({ARCH + "cp_async_wait_group", PRIMS + "cp_async_wait_group"})
 
+#: SM90 warpgroup MMA (wgmma) groups: close the group of ``cute.gemm`` calls issued so far, wait
+#: until at most N groups are pending (model/cute/wgmma.py).
+WGMMA_COMMIT = frozenset({"cutlass.cute.nvgpu.warpgroup.commit_group"})
+WGMMA_WAIT = frozenset({"cutlass.cute.nvgpu.warpgroup.wait_group"})
+
 #: Integer constructors that keep their argument's value (``cutlass.Int32(256)``).
 INT_WRAPPERS = frozenset({
     "int", "cutlass.Int32", "cutlass.Int64", "cutlass.Uint32", "cutlass.Uint64", "cutlass.Int16",
