@@ -50,6 +50,17 @@ def project_root(path: str | os.PathLike) -> Path | None:
     is its own project: the climb stops at the top-level package under ``site-packages`` (else a
     file of torch would index the whole interpreter prefix, 15,000 files in one measured case)."""
     here = Path(path).resolve().parent
+    if here not in _ROOTS:
+        _ROOTS[here] = _root_above(here)
+    return _ROOTS[here]
+
+
+#: Project root per directory of a checked file, until ``look_again`` (every file of a folder
+#: asks, and the climb stats each marker at each level).
+_ROOTS: dict[Path, Path | None] = {}
+
+
+def _root_above(here: Path) -> Path | None:
     below = here
     for directory in (here, *here.parents):
         if directory.name in _INSTALL_DIRS:
@@ -247,6 +258,7 @@ def look_again() -> None:
     """The next question re-reads the project's file list: a run starts, or the language server
     saw a save. Between two calls an index is used as it is, so a long batch run stats the
     project once."""
+    _ROOTS.clear()
     for root, (signature, _, index) in list(_INDEXES.items()):
         _INDEXES[root] = (signature, True, index)
 
