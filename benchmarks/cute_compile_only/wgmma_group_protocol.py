@@ -9,8 +9,11 @@ and a missing `commit_group()` (SASS identical to the good kernel), and it injec
 producer's expect-tx arrive is the plain `SYNCS.ARRIVE.TRANS64`) then comes before the
 first `WARPGROUP.DEPBAR` after the main loop's last `HGMMA`.
 
+With a CUTLASS checkout as argument, the same three removals are also made in CUTLASS's Hopper
+`dense_gemm.py` example (read from the checkout, not copied).
+
 usage: PYTHONPATH=/opt/cutedsl:/opt/cutedsl/nvidia_cutlass_dsl/dsl_packages \
-       python benchmarks/cute_compile_only/wgmma_group_protocol.py
+       python benchmarks/cute_compile_only/wgmma_group_protocol.py [/path/to/cutlass]
 (cuobjdump: from PATH, else the one in the triton wheel)
 """
 import glob
@@ -20,6 +23,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
@@ -58,17 +62,48 @@ def variant(source: str, name: str) -> pathlib.Path:
     return path
 
 
-def sass_of(path: pathlib.Path, name: str) -> tuple[list[str], str]:
+EXAMPLE = "examples/python/CuTeDSL/cute/hopper/kernel/dense_gemm/dense_gemm.py"
+#: (line as written in the example, how many times) for each removal
+EXAMPLE_REMOVALS = {
+    "no_fence": [("            cute.nvgpu.warpgroup.fence()\n", 2)],
+    "no_commit": [("            cute.nvgpu.warpgroup.commit_group()\n", 2)],
+    "no_wait": [("            cute.nvgpu.warpgroup.wait_group(k_pipe_mmas)\n", 1),
+                ("        cute.nvgpu.warpgroup.wait_group(0)\n", 1)],
+}
+
+
+def example_variant(source: str, name: str) -> pathlib.Path:
+    for line, count in EXAMPLE_REMOVALS.get(name, []):
+        assert source.count(line) == count, (name, line)
+        source = source.replace(line, line.replace(line.strip(), "pass"))
+    path = pathlib.Path(tempfile.mkdtemp()) / f"dense_gemm_{name}.py"
+    path.write_text(source)
+    return path
+
+
+def compile_pair_kernel(module):
+    a = make_fake_tensor(cutlass.Float16, (512, 512), stride=(512, 1), assumed_align=16)
+    c = make_fake_tensor(cutlass.Float32, (512, 512), stride=(512, 1), assumed_align=16)
+    cute.compile(module.gemm, a, a, c, options="--keep-cubin remarks{ptx}")
+
+
+def compile_example(module):
+    import cuda.bindings.driver as cuda
+    a = make_fake_tensor(cutlass.Float16, (512, 256, 1), stride=(256, 1, 512 * 256), assumed_align=16)
+    c = make_fake_tensor(cutlass.Float16, (512, 512, 1), stride=(512, 1, 512 * 512), assumed_align=16)
+    gemm = module.HopperWgmmaGemmKernel(cutlass.Float32, (128, 128), (1, 1))
+    cute.compile(gemm, a, a, c, cuda.CUstream(0), options="--keep-cubin remarks{ptx}")
+
+
+def sass_of(path: pathlib.Path, name: str, compile_module=compile_pair_kernel) -> tuple[list[str], str]:
     for old in glob.glob(DUMP + "/*"):
         os.remove(old)
     module = load(path, name)
-    a = make_fake_tensor(cutlass.Float16, (512, 512), stride=(512, 1), assumed_align=16)
-    c = make_fake_tensor(cutlass.Float32, (512, 512), stride=(512, 1), assumed_align=16)
     import io
     import contextlib
     remarks = io.StringIO()
     with contextlib.redirect_stdout(remarks), contextlib.redirect_stderr(remarks):
-        cute.compile(module.gemm, a, a, c, options="--keep-cubin remarks{ptx}")
+        compile_module(module)
     cubin = glob.glob(DUMP + "/*.cubin")[0]
     text = subprocess.run([cuobjdump(), "-sass", cubin], capture_output=True, text=True, check=True).stdout
     lines = [re.sub(r"\s+", " ", l.split(";")[0]).strip() for l in text.splitlines() if KEY.search(l)]
@@ -104,6 +139,17 @@ def main():
               f"sync SASS {same}; ptxas notes: {notes}")
         for line in lines:
             print(f"    {line}")
+    if len(sys.argv) > 1:
+        source = (pathlib.Path(sys.argv[1]) / EXAMPLE).read_text()
+        print(f"CUTLASS {EXAMPLE}:")
+        baseline = None
+        for name in ("as_written", "no_fence", "no_commit", "no_wait"):
+            lines, notes = sass_of(example_variant(source, name), f"example_{name}", compile_example)
+            stripped = [re.sub(r"/\*[0-9a-f]+\*/", "", l).strip() for l in lines]
+            baseline = baseline if baseline is not None else stripped
+            same = "identical to as_written" if stripped == baseline else "differs from as_written"
+            print(f"{name}: {sum('HGMMA' in l for l in lines)} HGMMA; after the last HGMMA: {release_before_wait(lines)}; "
+                  f"sync SASS {same}; ptxas notes: {notes}")
 
 
 if __name__ == "__main__":
