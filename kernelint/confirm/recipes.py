@@ -123,6 +123,8 @@ DECLARED: dict[str, str | NoRecipe] = {
     "KL315": NoRecipe("an undrained TMA store shows at kernel exit on any input, intermittently"),
     "KL316": NoRecipe("CuTe DSL entry not modelled yet (" + _NOT_YET + ")"),
     "KL317": NoRecipe("CuTe DSL entry not modelled yet (" + _NOT_YET + ")"),
+    "KL322": NoRecipe("a stage released before its wgmma group is waited for is a race that shows "
+                      "intermittently, not by input"),
     "KL401": NoRecipe("cuTile entry not modelled yet; a block index used as an element index is wrong "
                       "past the first tile and needs a reference (" + _NOT_YET + ")"),
     "KL402": NoRecipe("cuTile entry not modelled yet (" + _NOT_YET + ")"),
