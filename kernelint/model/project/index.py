@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelint.reading import Unreadable, read_bytes
+from kernelint.model.project.modules import forget_models
 
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _INSTALL_DIRS = frozenset({"site-packages", "dist-packages"})
@@ -259,6 +260,7 @@ def look_again() -> None:
     saw a save. Between two calls an index is used as it is, so a long batch run stats the
     project once."""
     _ROOTS.clear()
+    forget_models()
     for root, (signature, _, index) in list(_INDEXES.items()):
         _INDEXES[root] = (signature, True, index)
 

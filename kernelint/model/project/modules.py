@@ -132,6 +132,14 @@ _PARSED: "OrderedDict[Path, Module]" = OrderedDict()
 _kept_bytes = 0
 
 
+def forget_models() -> None:
+    """Drop the file models of the kept modules (their trees stay: a tree depends only on its
+    module's bytes). A model keeps answers that read other modules (the kernels its launches
+    reach), so a new run, or a save in the editor, starts them afresh."""
+    for module in _PARSED.values():
+        module._context = None
+
+
 def load(path: Path, name: str) -> Module | None:
     """The parsed module at ``path`` (None when it cannot be read or parsed, or is too large).
     Kept while its bytes are the same."""
