@@ -11,7 +11,7 @@ from kernelint.model.cute.blocks import (
     SHRINKING_METHODS,
     container_made_by,
     dynamic_blocks_around,
-    is_dynamic_block,
+    names_bound_in_dynamic_blocks,
 )
 from kernelint.model.dsl import cute
 from kernelint.model.dsl.versioning import parse_version
@@ -120,7 +120,7 @@ or bind names before the block and keep run-time values in `cutlass.Int32` / reg
     @staticmethod
     def _escaping_names(ctx, function, if_traced):
         reported: set[tuple[str, int]] = set()
-        inside = _bound_inside_blocks(ctx, function, if_traced)
+        inside = names_bound_in_dynamic_blocks(ctx, function, if_traced)
         for node in subtree(function):
             if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id not in inside \
                     or ctx.function_of(node) is not function:
@@ -177,35 +177,6 @@ or bind names before the block and keep run-time values in `cutlass.Int32` / reg
                                f"traced block must leave a Python container the same shape on every path (the kernel "
                                f"does not compile); change it only in `cutlass.const_expr` / `range_constexpr` code, or "
                                f"keep run-time values in a register tensor")
-
-
-def _bound_inside_blocks(ctx, function, if_traced) -> set[str]:
-    """Names bound anywhere in the body of a run-time block of ``function``: only a read of one
-    of these can find all its bindings inside blocks (a cheap filter before reaching
-    definitions, which every other name of the kernel would pay for nothing)."""
-    names: set[str] = set()
-    covered: set[int] = set()  # blocks inside a block already read: their names are in
-    for node in subtree(function):
-        if node is function or id(node) in covered or not isinstance(node, (ast.For, ast.If, ast.While)) \
-                or not is_dynamic_block(ctx, node, if_traced):
-            continue
-        for statement in (*node.body, *node.orelse):
-            for inner in ast.walk(statement):
-                if isinstance(inner, (ast.For, ast.If, ast.While)):
-                    covered.add(id(inner))
-                _add_bound_name(inner, names)
-    return names
-
-
-def _add_bound_name(node: ast.AST, names: set[str]) -> None:
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        names.add(node.id)
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        names.add(node.name)
-    elif isinstance(node, ast.alias):
-        names.add((node.asname or node.name).split(".")[0])
-    elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-        names.add(node.name)
 
 
 def _container_change(node: ast.AST) -> tuple[ast.Name | None, str]:

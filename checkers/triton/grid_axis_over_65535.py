@@ -8,7 +8,6 @@ from kernelint.checkers.triton.helpers import short
 from kernelint.findings import Confidence, Severity
 from kernelint.grouping import project_cause
 from kernelint.model.index import grid
-from kernelint.model.project import shapes
 from kernelint.rules import Because, Report, Rule
 from kernelint.model.core.walk import subtree
 

@@ -143,16 +143,11 @@ class FileContext:
         return isinstance(node, ast.Call) and self.qualname(node.func) in qualnames
 
     def nodes(self, node_type: type[ast.AST]) -> list[ast.AST]:
-        """Every node of ``node_type`` in the file, in source order. Types no rule declared are
-        collected on first use, so what a rule sees never depends on which other rules run."""
-        if node_type not in self._indexed:
-            if node_type in EVERY_NODE_CLASS:  # one walk for every type asked from now on
-                singletons = {t: found for t, found in self._buckets.items() if t not in EVERY_NODE_CLASS}
-                self._buckets = {**index_tree(self.tree, EVERY_NODE_CLASS), **singletons}
-                self._indexed |= EVERY_NODE_CLASS
-            else:
-                self._buckets[node_type] = index_tree(self.tree, (node_type,)).get(node_type, [])
-                self._indexed.add(node_type)
+        """Every node of ``node_type`` in the file, in source order; what a rule sees never depends
+        on which other rules run."""
+        if node_type not in self._indexed:  # a shared singleton type (every other is indexed)
+            self._buckets[node_type] = index_tree(self.tree, (node_type,)).get(node_type, [])
+            self._indexed.add(node_type)
         return self._buckets.get(node_type, [])
 
     # --- scopes ------------------------------------------------------------------------------
@@ -216,14 +211,16 @@ class FileContext:
     def calls_in(self, function: ast.AST) -> list[ast.Call]:
         """The calls in ``function``'s own body (not in functions nested in it), in source order;
         every function's are grouped in one pass over the file's calls."""
-        by_function = self.__dict__.get("_calls_by_function")
-        if by_function is None:
-            by_function = self.__dict__["_calls_by_function"] = {}
-            for call in self.nodes(ast.Call):
-                owner = self.function_of(call)
-                if owner is not None:
-                    by_function.setdefault(id(owner), []).append(call)
-        return list(by_function.get(id(function), ()))
+        return list(self._calls_by_function.get(id(function), ()))
+
+    @cached_property
+    def _calls_by_function(self) -> dict[int, list[ast.Call]]:
+        found: dict[int, list[ast.Call]] = {}
+        for call in self.nodes(ast.Call):
+            owner = self.function_of(call)
+            if owner is not None:
+                found.setdefault(id(owner), []).append(call)
+        return found
 
     def local_functions_called(self, call: ast.Call) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The functions of this file that ``call`` may call: ``helper(...)`` by name (a function,
@@ -237,12 +234,15 @@ class FileContext:
         else:
             return []
         # `helper(...)` never calls a method, and `self.helper(...)` only a method.
-        by_name = self.__dict__.get("_functions_by_name")
-        if by_name is None:
-            by_name = self.__dict__["_functions_by_name"] = {}
-            for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef):
-                by_name.setdefault((d.name, isinstance(self.parent(d), ast.ClassDef)), []).append(d)
-        return list(by_name.get((name, in_class), ()))
+        return list(self._functions_by_name.get((name, in_class), ()))
+
+    @cached_property
+    def _functions_by_name(self) -> dict[tuple[str, bool], list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+        """(name, is a method) -> the ``def``s of the file, in source order."""
+        found: dict[tuple[str, bool], list] = {}
+        for d in self.nodes(ast.FunctionDef) + self.nodes(ast.AsyncFunctionDef):
+            found.setdefault((d.name, isinstance(self.parent(d), ast.ClassDef)), []).append(d)
+        return found
 
     def call_or_its_helpers(self, call: ast.Call, predicate, depth: int = 2) -> bool:
         """``predicate`` holds for ``call`` itself or for a call inside a function of this file
@@ -258,13 +258,15 @@ class FileContext:
         )
 
     def kernel_named(self, name: str) -> Kernel | None:
-        by_name = self.__dict__.get("_kernels_by_name")
-        if by_name is None:
-            by_name = self.__dict__["_kernels_by_name"] = {}
-            for kernel in self.kernels:
-                by_name.setdefault(kernel.name, []).append(kernel)
-        matches = by_name.get(name, ())
+        matches = self._kernels_by_name.get(name, ())
         return matches[0] if len(matches) == 1 else None
+
+    @cached_property
+    def _kernels_by_name(self) -> dict[str, list[Kernel]]:
+        found: dict[str, list[Kernel]] = {}
+        for kernel in self.kernels:
+            found.setdefault(kernel.name, []).append(kernel)
+        return found
 
     def launch_at(self, call: ast.Call, dsl: str | None = None) -> Launch | None:
         """The launch of this file's kernel that ``call`` is (of ``dsl``'s own launch form, when

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.cute.static import is_const_expr, loop_kind
-from kernelint.model.core.walk import ancestors
+from kernelint.model.core.walk import ancestors, subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -51,6 +51,35 @@ def dynamic_blocks_around(ctx: "FileContext", node: ast.AST, function: ast.AST, 
             found.append(ancestor)
         child = ancestor
     return found
+
+
+def names_bound_in_dynamic_blocks(ctx: "FileContext", function: ast.AST, if_traced: bool = True) -> set[str]:
+    """Names bound anywhere in the body of a run-time block of ``function`` (one pass; a block
+    inside another is read once): only a read of one of these can find all its bindings inside
+    blocks, so a rule need not ask reaching definitions about any other name."""
+    names: set[str] = set()
+    covered: set[int] = set()  # blocks inside a block already read: their names are in
+    for node in subtree(function):
+        if node is function or id(node) in covered or not isinstance(node, (ast.For, ast.If, ast.While)) \
+                or not is_dynamic_block(ctx, node, if_traced):
+            continue
+        for statement in (*node.body, *node.orelse):
+            for inner in ast.walk(statement):
+                if isinstance(inner, (ast.For, ast.If, ast.While)):
+                    covered.add(id(inner))
+                _add_bound_name(inner, names)
+    return names
+
+
+def _add_bound_name(node: ast.AST, names: set[str]) -> None:
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        names.add(node.id)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names.add(node.name)
+    elif isinstance(node, ast.alias):
+        names.add((node.asname or node.name).split(".")[0])
+    elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+        names.add(node.name)
 
 
 def _in_body(block: ast.AST, child: ast.AST) -> bool:

@@ -151,7 +151,6 @@ class _Evaluator:
         return found
 
     def _value(self, expr: ast.AST, depth: int) -> Poly | None:
-        ctx = self.ctx
         if isinstance(expr, ast.Constant):
             value = expr.value
             return sx.const(value) if isinstance(value, int) and not isinstance(value, bool) else None
