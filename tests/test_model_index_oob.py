@@ -118,3 +118,90 @@ def test_the_masked_load_bounded_by_what_is_left_is_inside():
     index, bound = _bound(ctx, "sum_kernel")
     masked = [a for a in index.accesses if a.masked][0]
     assert long_masks(bound, masked) == []
+
+
+def test_a_stepped_slice_keeps_the_rounded_up_share_of_its_dimension_at_a_multiple_of_its_stride():
+    ctx = model("""
+        import torch
+        def f(n, M, N, B, T, D):
+            flat = torch.empty(n)
+            x = torch.empty((M, N))
+            y = torch.empty((B, T, D))
+            evens, odds, tail, last = flat[::2], flat[1::2], flat[-3:], flat[:-1]
+            cols, feats, col = x[:, ::2], y[..., ::4], x[:, 0]
+            copied = x[:, ::2].contiguous()
+            bins = torch.tensor([10, 99, 11, 99, 12])[0::2]  # triton-lang/triton#10336
+            return evens, odds, tail, last, cols, feats, col, copied, bins, torch.tensor([[1, 2], [3]])
+    """)
+    ret = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.Return))
+    evens, odds, tail, last, cols, feats, col, copied, bins, ragged = (
+        shapes.tensor_of(None, ctx, e) for e in ret.value.elts)
+    shape = lambda t: [shapes.render(d) for d in t.shape]  # noqa: E731
+    stride = lambda t: [shapes.render(t.stride(a)) for a in range(len(t.shape))]  # noqa: E731
+    assert (shape(evens), stride(evens), evens.contiguous) == (["cdiv(n, 2)"], ["2"], False)
+    assert shape(odds) == ["cdiv(n - 1, 2)"]
+    assert (shape(tail), shape(last), tail.contiguous) == (["3"], ["n - 1"], True)  # counted from the end
+    assert (shape(cols), stride(cols)) == (["M", "cdiv(N, 2)"], ["N", "2"])
+    assert (shape(feats), stride(feats)) == (["B", "T", "cdiv(D, 4)"], ["T × D", "D", "4"])
+    assert (shape(col), stride(col), col.contiguous) == (["M"], ["N"], False)  # one column: a row apart
+    assert (shape(copied), stride(copied), copied.contiguous) == (["M", "cdiv(N, 2)"], ["cdiv(N, 2)", "1"], True)
+    assert (shape(bins), stride(bins)) == (["3"], ["2"])
+    assert ragged is None
+
+
+def test_bounds_of_a_negative_multiple_of_a_rounded_division():
+    from kernelint.model.index import symexpr as sx
+    from kernelint.model.index.bounds import Symbols
+    n, two = sx.sym("h:n"), sx.const(2)
+    symbols = Symbols()
+    # n + 1 >= 2 * cdiv(n, 2) >= n and n >= 2 * (n // 2) >= n - 1, whichever sign multiplies them
+    assert (symbols.upper(-2 * sx.cdiv(n, two)), symbols.lower(-2 * sx.cdiv(n, two))) == (-n, -n - 1)
+    assert (symbols.upper(-2 * sx.floordiv(n, two)), symbols.lower(-2 * sx.floordiv(n, two))) == (-n + 1, -n)
+    assert symbols.lower(2 * n - 2 * sx.cdiv(n, two)) == n - 1  # a mask by n on x[::2]: never shorter
+
+
+STRIDED_VIEWS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gather_kernel(src_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(src_ptr + offs * stride, mask=offs < n), mask=offs < n)
+
+
+def storage_length(x):
+    evens = x.reshape(-1)[::2]
+    n = x.numel()
+    out = torch.empty(n, device=x.device)
+    gather_kernel[(triton.cdiv(n, 512),)](evens, out, n, evens.stride(0), BLOCK=512)
+
+
+def view_length(x):
+    odds = x.reshape(-1)[1::2]
+    n = x.numel() // 2
+    out = torch.empty(n, device=x.device)
+    gather_kernel[(triton.cdiv(n, 512),)](odds, out, n, odds.stride(0), BLOCK=512)
+
+
+def odd_by_the_even_length(x):
+    odds = x.reshape(-1)[1::2]
+    n = triton.cdiv(x.numel(), 2)
+    out = torch.empty(n, device=x.device)
+    gather_kernel[(triton.cdiv(n, 512),)](odds, out, n, odds.stride(0), BLOCK=512)
+"""
+
+
+def test_a_mask_by_the_storage_length_passes_a_strided_view_of_it():
+    ctx = model(STRIDED_VIEWS)
+    kernel = ctx.kernel_named("gather_kernel")
+    index = carried_index(ctx, kernel)
+    load = next(a for a in index.accesses if a.kind == "load")
+    by_storage, by_view, by_even = (bind(index, site) for site in launch_sites(ctx, kernel))
+    (long,) = long_masks(by_storage, load)
+    assert (shapes.render(long.length), shapes.render(long.extent)) == ("x.numel()", "cdiv(x.numel(), 2)")
+    assert long_masks(by_view, load) == []  # n // 2 against cdiv(n - 1, 2), the same count: not longer
+    # cdiv(n, 2) - cdiv(n - 1, 2) is 1 for odd n and 0 for even: not decided, silent
+    assert long_masks(by_even, load) == []

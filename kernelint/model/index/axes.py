@@ -19,6 +19,7 @@ anything else, or anything the split cannot place, is None (unknown stays unknow
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -233,7 +234,7 @@ def long_masks(bound: "Bound", access: Access, mask: tuple[Poly, ...] | None = N
             if length.symbols() & moving or not fact.symbols() & moving:
                 continue
             surplus = sx.add(length, axis.extent, -1)
-            if not _positive(surplus) or (surplus.is_const and axis.index is access.offset):
+            if not _longer(surplus, bound) or (surplus.is_const and axis.index is access.offset):
                 continue
             found.append(LongMask(axis.axis, axis.index, axis.extent, length, surplus, len(indices)))
             break
@@ -246,6 +247,30 @@ def _positive(poly: Poly) -> bool:
     if poly.is_const:
         return poly.constant > 0
     return all(c > 0 for _, c in poly.terms) and all(n.startswith("h:") for n in poly.symbols())
+
+
+def _longer(surplus: Poly, bound: "Bound") -> bool:
+    """The mask's length passes the dimension: ``surplus`` is positive for every size
+    (``_positive``), or, through the ``cdiv``/``floordiv`` lemmas, never negative and growing with
+    the sizes: ``N - cdiv(N, 2)`` (a mask by ``N`` on ``x[::2]``) is ``>= (N - 1) / 2``, zero only
+    at ``N = 1``. ``cdiv(N, 2) - cdiv(N - 1, 2)`` (``x[1::2]`` masked by the length of
+    ``x[::2]``: one more element for odd ``N`` only) stays unknown: silent."""
+    if _positive(surplus):
+        return True
+    scale = 1
+    for name in surplus.symbols():
+        atom = sx.atom_of(name)
+        if atom is not None and atom.op in ("cdiv", "floordiv") and atom.args[1].is_const \
+                and atom.args[1].constant > 0:
+            scale = math.lcm(scale, atom.args[1].constant)
+    if scale == 1:
+        return False
+    low = bound.symbols.lower(sx.scale(surplus, scale))
+    if low is None or low.is_const or not all(n.startswith("h:") and sx.atom_of(n) is None for n in low.symbols()):
+        return False
+    # every size is at least 1: with each size written 1 + s (s >= 0), no coefficient is negative
+    shifted = sx.substitute(low, {n: sx.sym(n) + 1 for n in low.symbols()})
+    return all(c >= 0 for _, c in shifted.terms)
 
 
 @dataclass(frozen=True)

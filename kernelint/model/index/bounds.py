@@ -208,7 +208,8 @@ def _mul(x: float, y: float) -> float:
 def _atom_lemma(name: str, coefficient: int, want_hi: bool, symbols: Symbols) -> Poly | None:
     """What an atom implies, written over its operands: ``c * cdiv(a, k) <= (c/k) * (a + k - 1)``
     and ``c * (a // k) <= (c/k) * a`` when ``k`` divides ``c`` (``c > 0``, upper bounds; lower
-    bounds mirror them)."""
+    bounds mirror them). ``want_hi`` is the atom's direction (a negative ``c`` wants the atom's
+    upper bound for the term's lower one: ``-2 * cdiv(n, 2) >= -(n + 1)``)."""
     atom = ATOMS.get(name)
     if atom is None or atom.op not in ("cdiv", "floordiv") or not atom.args[1].is_const:
         return None
@@ -219,10 +220,10 @@ def _atom_lemma(name: str, coefficient: int, want_hi: bool, symbols: Symbols) ->
     factor = coefficient // k
     if atom.op == "cdiv":
         # a/k <= cdiv(a, k) <= (a + k - 1)/k
-        bound = add(a, const(k - 1)) if want_hi == (factor > 0) else a
+        bound = add(a, const(k - 1)) if want_hi else a
     else:
         # (a - k + 1)/k <= a // k <= a/k
-        bound = a if want_hi == (factor > 0) else add(a, const(1 - k))
+        bound = a if want_hi else add(a, const(1 - k))
     return scale(bound, factor)
 
 

@@ -584,6 +584,9 @@ class _Follow(ValueFollower):
                 size = call.args[0]
                 sizes = self._shape_value(ctx, size, frames)
             return Tensor(sizes, True, where) if sizes is not None else None
+        if name == "torch.tensor" and call.args:
+            literal = _literal_shape(call.args[0])
+            return Tensor(literal, True, where) if literal is not None else None
         if name in _LIKE:
             inner = self.tensor(ctx, call.args[0] if call.args else argument(call, "input"), frames)
             return Tensor(inner.shape, True, where, inner.count) if inner is not None else None
@@ -646,36 +649,98 @@ class _Follow(ValueFollower):
         return None
 
     def _sliced(self, ctx, expr: ast.Subscript, frames: int) -> Tensor | None:
+        """``x[a:b]``, ``x[:, i]``, ``x[None]``, ``x[..., ::k]``: a basic-indexing view. A slice of
+        step ``k`` keeps ``cdiv(stop - start, k)`` elements (``x[::2]`` of ``N``: ``cdiv(N, 2)``;
+        ``x[1::2]``: ``cdiv(N - 1, 2)``) at ``k`` times the stride; a negative constant start or
+        stop counts from the end. Strides are carried where the sliced tensor's are known."""
         inner = self.tensor(ctx, expr.value, frames)
         if inner is None:
             return None
-        parts = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        parts = _without_ellipsis(expr.slice, len(inner.shape))
+        if parts is None:
+            return None
         shape: list[Poly | None] = []
+        strides: list[Poly | None] = []
         contiguous = inner.contiguous
         axis = 0
         for part in parts:
             if isinstance(part, ast.Constant) and part.value is None:
                 shape.append(sx.ONE)
+                strides.append(None)  # any stride addresses a dimension of one
                 continue
             if axis >= len(inner.shape):
                 return None
             dim = inner.shape[axis]
             if isinstance(part, ast.Slice):
-                if part.step is not None:
+                step = ctx.resolve_int(part.step) if part.step is not None else 1
+                if step is None or step <= 0:
                     return None
-                lower = self.size(ctx, part.lower, frames) if part.lower is not None else sx.ZERO
-                upper = self.size(ctx, part.upper, frames) if part.upper is not None else dim
-                shape.append(upper - lower if lower is not None and upper is not None else None)
-                if axis > 0 and (part.lower is not None or part.upper is not None):
+                lower = self._slice_end(ctx, part.lower, dim, sx.ZERO, frames)
+                upper = self._slice_end(ctx, part.upper, dim, dim, frames)
+                length = upper - lower if lower is not None and upper is not None else None
+                shape.append(sx.cdiv(length, sx.const(step)) if length is not None and step > 1 else length)
+                stride = inner.stride(axis)
+                strides.append(stride * step if stride is not None else None)
+                if step > 1 or axis > 0 and (part.lower is not None or part.upper is not None):
                     contiguous = False
             elif isinstance(part, ast.Constant) and isinstance(part.value, int) or isinstance(part, ast.Name):
                 if axis > 0 and isinstance(part, ast.Name):
                     contiguous = False
             else:
-                return None  # fancy indexing, masks, Ellipsis
+                return None  # fancy indexing, masks
             axis += 1
         shape.extend(inner.shape[axis:])
-        return Tensor(tuple(shape), contiguous, f"{ctx.path}:{expr.lineno}")
+        strides.extend(inner.stride(a) for a in range(axis, len(inner.shape)))
+        where = f"{ctx.path}:{expr.lineno}"
+        if all(s is not None for s in strides) and len(strides) == len(shape):
+            made = Tensor(tuple(shape), True, where)
+            contiguous = all(made.stride(a) is strides[a] for a in range(len(shape)))
+            return Tensor(tuple(shape), contiguous, where, strides=None if contiguous else tuple(strides))
+        if any(s is not None for s in strides) and not contiguous:
+            return Tensor(tuple(shape), False, where, strides=tuple(strides))
+        return Tensor(tuple(shape), contiguous, where)
+
+    def _slice_end(self, ctx, bound: ast.expr | None, dim: Poly | None, default: Poly | None,
+                   frames: int) -> Poly | None:
+        """A slice's start or stop as an index into a dimension of ``dim`` elements: ``-k``
+        counts from the end."""
+        if bound is None:
+            return default
+        value = self.size(ctx, bound, frames)
+        if value is not None and value.is_const and value.constant < 0:
+            return dim + value if dim is not None else None
+        return value
+
+def _without_ellipsis(index: ast.expr, rank: int) -> list[ast.expr] | None:
+    """The parts of a subscript, ``...`` replaced by as many full slices as it stands for
+    (``x[..., ::2]`` of a 3D tensor: ``x[:, :, ::2]``); None when the rank is needed and unknown."""
+    parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    ellipses = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is Ellipsis]
+    if not ellipses:
+        return parts
+    if len(ellipses) > 1 or not rank:
+        return None
+    indexing = sum(not (isinstance(p, ast.Constant) and p.value in (None, Ellipsis)) for p in parts)
+    if indexing > rank:
+        return None
+    at = ellipses[0]
+    return parts[:at] + [ast.Slice() for _ in range(rank - indexing)] + parts[at + 1:]
+
+
+def _literal_shape(value: ast.expr) -> tuple[Poly, ...] | None:
+    """The shape of ``torch.tensor([[1, 2], [3, 4]])``'s nested list or tuple literal of numbers:
+    its lengths, level by level, when every level is as long as its siblings (a name inside may be
+    a list itself: unknown)."""
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    if not value.elts or not isinstance(value.elts[0], (ast.List, ast.Tuple)):
+        numbers = all(isinstance(e, ast.Constant) and isinstance(e.value, (int, float, bool))
+                      or isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant) for e in value.elts)
+        return (sx.const(len(value.elts)),) if numbers else None
+    inner = [_literal_shape(e) for e in value.elts]
+    if any(s is None or s != inner[0] for s in inner):
+        return None
+    return (sx.const(len(value.elts)),) + inner[0]
 
 
 def _reordered_axes_read(ctx: "FileContext", call: ast.Call, inner: Tensor) -> bool:
