@@ -2,7 +2,7 @@
 pylint message help."""
 from __future__ import annotations
 
-from kernelint.evidence import describe, load_record, machine
+from kernelint.evidence import describe, further_records, load_record, machine
 from kernelint.measured import measured
 from kernelint.rules import Rule, pylint_messages
 
@@ -32,10 +32,16 @@ def evidence_section(rule: type[Rule]) -> str:
         return "Not applicable: this rule reports a property of the run, not of kernel code."
     record = load_record(rule.code)
     if record is not None:
-        return describe(record)
-    if rule.prior_evidence:
-        return rule.prior_evidence.strip() + "\n\nThe project's own reference pair is not yet measured."
-    return "Not yet measured."
+        text = describe(record)
+    elif rule.prior_evidence:
+        text = rule.prior_evidence.strip() + "\n\nThe project's own reference pair is not yet measured."
+    else:
+        text = "Not yet measured."
+    for further in further_records(rule.code):
+        text += (f"\n\n### The {further.get('dsl')} pair "
+                 f"(`reference_kernels/{further.get('dsl')}/{rule.code}_{rule.name.replace('-', '_')}/`)\n\n"
+                 + describe(further))
+    return text
 
 
 def header(rule: type[Rule]) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kernelint import found_bugs
 from kernelint.docs import render
-from kernelint.evidence import evidence_codes, load_record, machine
+from kernelint.evidence import further_records, load_record, machine, record_name, record_names
 from kernelint.measured import perf_range
 from kernelint.prove.manifest import default_root, folder_name_parts, pair_dirs, tomllib
 from kernelint.rules import all_rules
@@ -25,14 +25,16 @@ _RULE_DOC = re.compile(r"^KL\d{3}\.md$")
 
 
 def claims(root: Path) -> dict[str, str]:
-    """Seed claim per code, read leniently (a broken manifest still shows its claim)."""
+    """Seed claim per record name (the code for a rule's home pair, ``KL126-cutile`` for a further
+    pair), read leniently (a broken manifest still shows its claim)."""
     found = {}
     for directory in pair_dirs(root):
         try:
             claim = tomllib.loads((directory / "pair.toml").read_text(encoding="utf-8")).get("claim")
         except (OSError, tomllib.TOMLDecodeError):
             claim = None
-        found[folder_name_parts(directory)[0]] = claim if isinstance(claim, str) else "(no claim in pair.toml)"
+        name = record_name(folder_name_parts(directory)[0], directory.parent.name)
+        found[name] = claim if isinstance(claim, str) else "(no claim in pair.toml)"
     return found
 
 
@@ -46,8 +48,9 @@ def evidence_page(root: Path) -> str:
         "# Evidence",
         "",
         "Every rule that reads kernel code has a bad/good reference pair under `reference_kernels/`.",
-        "`kernelint prove` runs it and its record lives in `reference_kernels/evidence/<CODE>.json`;",
-        "`kernelint explain CODE` shows the full record. Severity and default follow the record",
+        "`kernelint prove` runs it and its record lives in `reference_kernels/evidence/<CODE>.json`",
+        "(a further pair of the rule in another DSL: `<CODE>-<dsl>.json`, its own row below);",
+        "`kernelint explain CODE` shows the full records. Severity and default follow the home pair's record",
         "(rule-catalog.md): `error` only where a crash, compile error, hang or wrong result reproduced;",
         "a default-on `warning` only for a perf median ratio of at least 1.2x; otherwise `info`, off.",
         "",
@@ -70,6 +73,13 @@ def evidence_page(root: Path) -> str:
         lines.append(f"| {rule.code} `{rule.name}` | {rule.evidence_class} | {rule.severity.value}, "
                      f"{'on' if rule.default_enabled else 'off'} | {_cell(claim)} | {_cell(measured)} | "
                      f"{verdict} | {_cell(where)} |")
+        for further in further_records(rule.code):  # the rule's pairs in other DSLs
+            name = record_name(rule.code, further.get("dsl"))
+            where = f"{machine(further).split(',')[0]}, {str(further.get('date', ''))[:10]}"
+            lines.append(f"| {rule.code} `{rule.name}`, {further.get('dsl')} pair | {rule.evidence_class} | "
+                         f"{rule.severity.value}, {'on' if rule.default_enabled else 'off'} | "
+                         f"{_cell(seed_claims.get(name, '(no reference pair yet)'))} | "
+                         f"{_cell(further.get('outcome', ''))} | {further.get('verdict', 'unknown')} | {_cell(where)} |")
     from kernelint.confirm.doc import SECTION as confirm_section
 
     return "\n".join(lines + confirm_section.rstrip("\n").split("\n") + _measured_sections()) + "\n"
@@ -87,7 +97,7 @@ def _measured_sections() -> list[str]:
              "the pair declares). Control cases (hatched) are recorded but not counted. Numerics charts",
              "show the max abs error of both kernels against the tolerance. `kernelint prove --report DIR`",
              "draws the same charts into a single HTML page."]
-    for code in evidence_codes():
+    for code in record_names():
         record = load_record(code)
         if record is None:
             continue
@@ -108,7 +118,7 @@ def expected_charts(repo: Path) -> dict[Path, dict]:
     from kernelint.prove import report
 
     charts = {}
-    for code in evidence_codes():
+    for code in record_names():
         record = load_record(code)
         data = report.chart_data(record) if record is not None else None
         if data is not None:

@@ -24,13 +24,48 @@ MEASURED_CLASSES = (*FAILURE_CLASSES, "perf")
 EVIDENCE_CLASSES = (*MEASURED_CLASSES, "none")
 
 
-def evidence_codes() -> list[str]:
-    """Codes that have a committed record."""
+#: Code hundreds -> the rule's home DSL: the folder its checker and its first pair live in
+#: (``reference_kernels/<dsl>/<CODE>_<name>/``).
+DSL_OF_HUNDRED = {"1": "triton", "2": "triton", "3": "cute", "4": "cutile"}
+_RECORD_NAME = re.compile(r"^(KL\d{3})(?:-([a-z]+))?$")
+
+
+def home_dsl(code: str) -> str | None:
+    return DSL_OF_HUNDRED.get(code[2:3])
+
+
+def record_name(code: str, dsl: str | None = None) -> str:
+    """The name of a pair's record, ``evidence/<name>.json``: the code for the pair in the rule's
+    home DSL, ``<CODE>-<dsl>`` for a further pair of the rule in another DSL (KL126's cuTile pair:
+    ``KL126-cutile``)."""
+    home = home_dsl(code)
+    return code if dsl is None or home is None or dsl == home else f"{code}-{dsl}"
+
+
+def _record_names() -> list[str]:
     try:
         folder = resources.files("kernelint.reference_kernels").joinpath("evidence")
-        return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".json"))
+        names = (entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".json"))
+        return sorted(name for name in names if _RECORD_NAME.match(name))
     except (FileNotFoundError, OSError, ModuleNotFoundError):
         return []
+
+
+def evidence_codes() -> list[str]:
+    """Codes whose pair in the rule's home DSL has a committed record (the record the policy and
+    the rule's severity follow)."""
+    return [name for name in _record_names() if "-" not in name]
+
+
+def record_names() -> list[str]:
+    """Every committed record: each code's home pair and every further pair (``KL126-cutile``)."""
+    return _record_names()
+
+
+def further_records(code: str) -> list[dict]:
+    """The committed records of ``code``'s pairs in DSLs other than its home one, by DSL."""
+    return [record for name in _record_names() if name.startswith(f"{code}-")
+            if (record := load_record(name)) is not None]
 
 
 @lru_cache(maxsize=None)

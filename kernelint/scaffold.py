@@ -13,10 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from kernelint.evidence import MEASURED_CLASSES
-
-#: Code hundreds -> the DSL (and folder) whose rules they number.
-DSL_OF_HUNDRED = {"1": "triton", "2": "triton", "3": "cute", "4": "cutile"}
+from kernelint.evidence import DSL_OF_HUNDRED, MEASURED_CLASSES
 _IMPORTS = {
     "triton": "import torch\nimport triton\nimport triton.language as tl\n",
     "cute": "import torch\nimport cutlass\nimport cutlass.cute as cute\n",

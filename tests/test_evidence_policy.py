@@ -7,11 +7,13 @@ import pytest
 
 from conftest import PAIRS_ROOT
 from kernelint.docs import render
-from kernelint.evidence import describe, evidence_codes, load_record, policy_problems
+from kernelint.evidence import describe, evidence_codes, load_record, policy_problems, record_name, record_names
 from kernelint.findings import Severity
 from kernelint.rules import Rule, find_rule
 
 CODES = evidence_codes()
+#: Every record: the home pairs' (CODES) and further pairs' in other DSLs (``KL126-cutile``).
+NAMES = record_names()
 
 
 def test_every_record_is_readable_and_names_a_rule():
@@ -25,7 +27,22 @@ def test_every_committed_record_is_found():
     (a packaging change), every record test below would parametrize over nothing and pass."""
     on_disk = sorted(path.stem for path in (PAIRS_ROOT / "evidence").glob("KL*.json"))
     assert on_disk, "no committed records"
-    assert CODES == on_disk
+    assert NAMES == on_disk
+    assert CODES == [name for name in on_disk if "-" not in name]
+
+
+@pytest.mark.parametrize("name", [name for name in NAMES if name not in CODES])
+def test_a_further_pairs_record_follows_the_rule_too(name):
+    """A further pair's record (the rule's pair in another DSL it reads) names its pair, is of the
+    rule's class, agrees with the rule's severity as the home record does, and `explain` shows it."""
+    record = load_record(name)
+    rule = find_rule(record["code"])
+    assert rule is not None and record_name(record["code"], record["dsl"]) == name
+    assert record["dsl"] in rule.dsls() and record["dsl"] != rule.dsl
+    assert (PAIRS_ROOT / record["dsl"] / f"{rule.code}_{rule.name.replace('-', '_')}" / "pair.toml").is_file()
+    assert policy_problems(rule, record) == []
+    text = render(rule)
+    assert f"### The {record['dsl']} pair" in text and record["date"] in text
 
 
 @pytest.mark.parametrize("code", CODES)

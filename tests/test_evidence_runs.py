@@ -13,7 +13,7 @@ import pytest
 
 from conftest import PAIRS_ROOT
 
-from kernelint.evidence import evidence_codes, load_record
+from kernelint.evidence import load_record, record_name, record_names
 from kernelint.prove.manifest import tomllib
 
 RUNS = PAIRS_ROOT / "evidence" / "runs"
@@ -52,8 +52,8 @@ def run_of(record: dict, runs: dict[Path, dict]) -> tuple[Path, dict] | None:
         if (run.get("date"), run.get("command"), run.get("environment")) != \
                 (record.get("date"), record.get("command"), record.get("environment")):
             continue
-        for pair in run["pairs"]:
-            if pair.get("code") == record.get("code"):
+        for pair in run["pairs"]:  # the rule's pair in the record's DSL (KL126 has two)
+            if (pair.get("code"), pair.get("dsl")) == (record.get("code"), record.get("dsl")):
                 return path, pair
     return None
 
@@ -71,13 +71,20 @@ def _plain(text: str) -> str:
     return _ANSI.sub("", text)
 
 
-def summary_line(log: str, code: str) -> str | None:
-    """The ``[i/n] CODE name: outcome (verdict, N s)`` line prove printed for ``code``."""
-    match = re.search(rf"^\[\d+/\d+\] {code} .*$", log, re.M)
-    return match.group(0) if match else None
+def summary_line(log: str, code: str, dsl: str | None = None) -> str | None:
+    """The ``[i/n] CODE name: outcome (verdict, N s)`` line prove printed for ``code``'s pair in
+    ``dsl`` (a further pair's line reads ``CODE [dsl] name``; a run of that pair alone made before
+    prove said so reads like a home pair's, so it is taken when it is the code's only line)."""
+    lines = re.findall(rf"^\[\d+/\d+\] {code} .*$", log, re.M)
+    if dsl is not None and record_name(code, dsl) != code:
+        tagged = [line for line in lines if f"] {code} [{dsl}] " in line]
+        lines = tagged or (lines if len(lines) == 1 else [])
+    else:
+        lines = [line for line in lines if not re.search(rf"\] {code} \[", line)]
+    return lines[0] if lines else None
 
 
-RECORDS = {code: load_record(code) for code in evidence_codes()}
+RECORDS = {name: load_record(name) for name in record_names()}
 ALL_RUNS = prove_runs()
 
 
@@ -103,7 +110,7 @@ def test_record_matches_its_run_log(code):
         assert not log.exists(), f"{log.name} is committed now: remove {path.stem} from RUNS_WITHOUT_LOG"
         return
     assert log.is_file(), f"{path.name} (the run of {code}) has no log {log.name}"
-    line = summary_line(log.read_text(encoding="utf-8"), code)
+    line = summary_line(log.read_text(encoding="utf-8"), record["code"], record.get("dsl"))
     assert line is not None, f"{log.name} has no summary line for {code}"
     # The DSLs colour some error messages; a log kept through a pipe may have lost the codes.
     assert _plain(record["outcome"]) in _plain(line) and f"({record['verdict']}," in line, line
@@ -122,7 +129,8 @@ def other_release_problems(record: dict, root: Path = PAIRS_ROOT.parent) -> list
             run = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             continue  # a JSON-lines side measurement: committed is all that can be checked
-        pairs = [p for p in run.get("pairs", []) if p.get("code") == record["code"]] if isinstance(run, dict) else []
+        pairs = [p for p in run.get("pairs", []) if (p.get("code"), p.get("dsl")) == (record["code"], record.get("dsl"))] \
+            if isinstance(run, dict) else []
         if isinstance(run, dict) and run.get("tool") == "kernelint prove":
             if not pairs:
                 problems.append(f"{entry.get('release')}: {path.name} has no pair {record['code']}")
@@ -175,12 +183,24 @@ def test_summary_line_is_read_per_rule():
     assert summary_line(log, "KL116") is None
 
 
+def test_summary_line_is_read_per_pair():
+    """A run of both of a rule's pairs prints one line each; the record of each pair takes its own."""
+    log = ("[1/2] KL126 grid-axis-over-65535: bad: `RuntimeError: invalid argument` (reproduced, 9 s)\n"
+           "[2/2] KL126 [cutile] grid-axis-over-65535: bad: `ValueError: Grid[1] is too big` (reproduced, 24 s)\n")
+    assert "RuntimeError" in summary_line(log, "KL126", "triton")
+    assert "ValueError" in summary_line(log, "KL126", "cutile")
+    assert "RuntimeError" in summary_line(log, "KL126")
+    alone = "[1/1] KL126 grid-axis-over-65535: bad: `ValueError: Grid[1] is too big` (reproduced, 24 s)\n"
+    assert "ValueError" in summary_line(alone, "KL126", "cutile")
+
+
 @pytest.mark.parametrize("code", sorted(RECORDS))
 def test_record_claim_is_its_pairs_claim(code):
     """The claim the docs show beside a measurement (README, explain, docs/evidence.md) is the
     claim that run tested: a pair whose claim text changes is re-run (KL101's was, in issue 24)."""
-    [pair] = [p for p in PAIRS_ROOT.glob(f"*/{code}_*/pair.toml")]
-    assert RECORDS[code].get("claim") == tomllib.loads(pair.read_text(encoding="utf-8")).get("claim")
+    record = RECORDS[code]
+    [pair] = [p for p in PAIRS_ROOT.glob(f"{record['dsl']}/{record['code']}_*/pair.toml")]
+    assert record.get("claim") == tomllib.loads(pair.read_text(encoding="utf-8")).get("claim")
 
 
 def test_an_other_release_must_cite_a_committed_run(tmp_path):

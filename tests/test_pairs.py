@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import PAIRS_ROOT, pair_dirs
+from kernelint.evidence import record_name
 from kernelint.prove.manifest import tomllib
 from expectations import expected_findings, read, reported
 from kernelint.rules import find_rule
@@ -21,7 +22,17 @@ def _code(pair) -> str:
     return pair.name.split("_", 1)[0]
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
+def _pair_id(pair) -> str:
+    """The folder's name for the rule's pair in its home DSL; ``<dsl>/<folder>`` for a further pair
+    of the rule in another DSL (``cutile/KL126_grid_axis_over_65535``)."""
+    home = record_name(_code(pair), pair.parent.name) == _code(pair)
+    return pair.name if home else f"{pair.parent.name}/{pair.name}"
+
+
+IDS = [_pair_id(p) for p in PAIRS]
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_bad_reports_exactly_the_marked_lines(pair):
     source = read(pair / "bad.py")
     expected = expected_findings(source)
@@ -30,20 +41,29 @@ def test_bad_reports_exactly_the_marked_lines(pair):
     assert reported(source, _code(pair)) == expected
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_good_is_clean(pair):
     source = read(pair / "good.py")
     assert not expected_findings(source)
     assert reported(source, _code(pair)) == set()
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_pair_folder_names_a_real_rule(pair):
+    """A rule's pair lives under its home DSL; further pairs under other DSLs the rule reads
+    (KL126 reads `ct.launch` too: `cutile/KL126_grid_axis_over_65535`), never one it does not."""
     code, name = pair.name.split("_", 1)
     rule = find_rule(code)
     assert rule is not None, f"{pair.name}: no rule {code}"
     assert rule.name == name.replace("_", "-")
-    assert pair.parent.name == rule.dsl
+    assert pair.parent.name in rule.dsls(), f"{_pair_id(pair)}: {code} reads {', '.join(rule.dsls())} only"
+    assert (PAIRS_ROOT / rule.dsl / pair.name).is_dir(), f"{_pair_id(pair)}: {code} has no pair in its home DSL"
+
+
+def test_only_the_home_pair_is_named_by_its_code_alone():
+    homes = [_pair_id(p) for p in PAIRS if "/" not in _pair_id(p)]
+    assert len(homes) == len({_code(p) for p in PAIRS}) == len(set(homes))
+    assert "cutile/KL126_grid_axis_over_65535" in IDS
 
 
 #: Code lines (docstrings, comments and blank lines aside) that good.py changes outside the
@@ -59,6 +79,7 @@ DECLARED_CHANGES = {
     "KL123_runtime_value_in_shape": (2, "BLOCK: tl.constexpr in the kernel signature"),
     "KL125_flat_index_noncontiguous": (1, "x = x.contiguous() before the launch"),
     "KL126_grid_axis_over_65535": (4, "the kernel reads the batch x head index from axis 0, as the good grid puts it"),
+    "cutile/KL126_grid_axis_over_65535": (4, "the kernel's two ct.bid lines read the axes the other way round"),
     "KL128_descriptor_stride_unaligned": (4, "rows padded to a 16-byte stride before the launch"),
     "KL132_global_not_constexpr_in_jit": (2, "the module constant declared tl.constexpr(4)"),
     "KL134_plain_function_called_from_jit": (1, "@triton.jit on the helper"),
@@ -127,18 +148,18 @@ def changes_outside_flagged(bad: str, good: str) -> list[str]:
     return outside
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_bad_and_good_differ_only_at_the_flagged_construct(pair):
     bad, good = read(pair / "bad.py"), read(pair / "good.py")
     assert bad != good, "bad.py and good.py are identical"
     outside = changes_outside_flagged(bad, good)
-    declared, why = DECLARED_CHANGES.get(pair.name, (0, "nothing declared"))
+    declared, why = DECLARED_CHANGES.get(_pair_id(pair), (0, "nothing declared"))
     assert len(outside) == declared, (f"{pair.name}: {len(outside)} changed code lines away from the flagged "
                                       f"statements, {declared} declared ({why}):\n" + "\n".join(outside))
 
 
 def test_every_declared_change_names_a_pair():
-    assert set(DECLARED_CHANGES) <= {pair.name for pair in PAIRS}
+    assert set(DECLARED_CHANGES) <= set(IDS)
 
 
 def test_a_change_away_from_the_flagged_statement_is_counted():
@@ -148,7 +169,7 @@ def test_a_change_away_from_the_flagged_statement_is_counted():
     assert changes_outside_flagged(bad, '"""Now fixed."""\n' + bad.replace("x = 1", "# one\nx = 1")) == []
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_pair_folder_turns_its_rule_on(pair):
     """Its kernelint.toml adds the pair's rule (off by default or not), so that the README's
     `kernelint check reference_kernels` reports every marked line."""

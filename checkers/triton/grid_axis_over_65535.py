@@ -92,10 +92,13 @@ not catch it.
 - Triton 3.9.0 source (`backends/nvidia/driver.c`): the grid goes to `cuLaunchKernelEx` as
   `gridDimY`/`gridDimZ` unchanged; nothing splits or checks it. The CPU interpreter has no limit,
   so `TRITON_INTERPRET=1` runs such a launch without error.
-- cuTile: `benchmarks/kl126_cutile` (the same mean over T launched with `ct.launch`) on the H200,
-  cuda-tile 1.7.0: the bad launch fails before the driver with `ValueError: Grid[1] is too big:
-  max=65535, got=65536` (and 65,600); axis 1 at 65,535 runs; the good kernel matches within
-  6e-8 (`reference_kernels/evidence/runs/KL126-cutile/`).
+- cuTile: the rule's second pair, `reference_kernels/cutile/KL126_grid_axis_over_65535` (the
+  same mean over T launched with `ct.launch`), on the H200, cuda-tile 1.7.0: the bad launch fails
+  before the driver with `ValueError: Grid[1] is too big: max=65535, got=65536` (and 65,600);
+  axis 1 at 65,535 runs; the good kernel matches within 6e-8 (record
+  `reference_kernels/evidence/KL126-cutile.json`, shown under Evidence; run
+  `reference_kernels/evidence/runs/2026-12-01-h200-issue20-KL126-cutile.json` and its log,
+  provenance in `reference_kernels/evidence/runs/KL126-cutile/`).
 """
 
     def finish(self, ctx):

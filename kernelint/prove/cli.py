@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import kernelint
+from kernelint.evidence import record_name
 from kernelint.prove.child import RESULT
 from kernelint.prove.manifest import (INTERPRET_CLASSES, ManifestError, Pair, default_root, file_problems,
                                       folder_name_parts, load_pair, pair_dirs)
@@ -130,19 +131,25 @@ def _select(root: Path, codes: list[str]) -> list[Path]:
     if not codes:
         return directories
     chosen, unknown = [], []
-    for key in codes:
+    for key in codes:  # a code or name selects every pair of the rule; KL126-cutile only that one
         match = [d for d in directories
-                 if key.upper() == folder_name_parts(d)[0] or key.lower() == folder_name_parts(d)[1]]
+                 if key.upper() == folder_name_parts(d)[0] or key.lower() == folder_name_parts(d)[1]
+                 or key == _record_of(d)]
         if not match:
             unknown.append(key)
         chosen += [d for d in match if d not in chosen]
     if unknown:
         from kernelint.suggest import did_you_mean
 
-        keys = [part for d in directories for part in folder_name_parts(d)[:2]]
+        keys = [part for d in directories for part in (*folder_name_parts(d)[:2], _record_of(d))]
         hints = "".join(did_you_mean(key, keys) for key in unknown[:1])
         raise ProveUsageError(f"no reference pair for {', '.join(unknown)} under {root}{hints}")
     return chosen
+
+
+def _record_of(directory: Path) -> str:
+    """The record name of the pair in ``directory`` (``<dsl>/<CODE>_<name>``), from its folders."""
+    return record_name(folder_name_parts(directory)[0], directory.parent.name)
 
 
 def _load(directory: Path) -> Pair | dict:
@@ -265,20 +272,21 @@ class _Progress:
 
     def case_started(self, pair: Pair, variant: str, case_name: str) -> None:
         with self.lock:
-            self.running[pair.code] = f"{pair.code} {variant} {case_name}"
+            self.running[pair.record] = f"{_label(pair.code, pair.dsl)} {variant} {case_name}"
             self._draw()
 
     def run_done(self, pair: Pair, variant: str, case, run: dict) -> None:
         with self.lock:
-            self._line(f"      {pair.code} {variant:<4} {case.name}: {run['outcome']}"
+            self._line(f"      {_label(pair.code, pair.dsl)} {variant:<4} {case.name}: {run['outcome']}"
                        + ("" if run["outcome"] == "ok" else f" ({describe_run(run)[:160]})"))
 
     def pair_done(self, record: dict) -> None:
         with self.lock:
             self.done += 1
-            self.running.pop(record["code"], None)
+            self.running.pop(record_name(record["code"], record.get("dsl")), None)
             took = f", {record['wall_s']:.0f} s" if "wall_s" in record else ""
-            self._line(f"[{self.done}/{self.total}] {record['code']} {record['name']}: {record['outcome']} "
+            self._line(f"[{self.done}/{self.total}] {_label(record['code'], record.get('dsl'))} {record['name']}: "
+                       f"{record['outcome']} "
                        f"({record['verdict']}{took})")
 
     def close(self) -> None:
@@ -337,7 +345,7 @@ class _Writer:
             self.records.append(record)
             if self.evidence_dir and record["verdict"] != "skipped":
                 evidence = {**record, **{k: self.run_info[k] for k in ("environment", "date", "command", "kernelint")}}
-                _dump(self.evidence_dir / f"{record['code']}.json", evidence)
+                _dump(self.evidence_dir / f"{record_name(record['code'], record.get('dsl'))}.json", evidence)
             if self.json_path:
                 self._write_run(complete=False, wall_s=None)
 
@@ -352,9 +360,14 @@ class _Writer:
         return counts
 
     def _write_run(self, complete: bool, wall_s) -> None:
-        records = sorted(self.records, key=lambda r: r["code"])
+        records = sorted(self.records, key=lambda r: record_name(r["code"], r.get("dsl")))
         _dump(self.json_path, {**self.run_info, "complete": complete, "wall_s": wall_s,
                                "counts": self.counts(), "pairs": records})
+
+
+def _label(code: str, dsl: str | None) -> str:
+    """How progress lines name a pair: its code, with the DSL for a further pair (``KL126 [cutile]``)."""
+    return code if record_name(code, dsl) == code else f"{code} [{dsl}]"
 
 
 def _dump(path: Path, data: dict) -> None:

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernelint.evidence import MEASURED_CLASSES
+from kernelint.evidence import MEASURED_CLASSES, record_name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -80,6 +80,12 @@ class Pair:
         """The rule name, from the folder (``KL104_erf_needs_fp32`` -> ``erf-needs-fp32``)."""
         return folder_name_parts(self.directory)[1]
 
+    @property
+    def record(self) -> str:
+        """Its record's name (``evidence/<record>.json``): the code, or ``<CODE>-<dsl>`` for a
+        further pair of the rule in a DSL other than its home one."""
+        return record_name(self.code, self.dsl)
+
     def file(self, variant: str) -> Path:
         return self.directory / f"{variant}.py"
 
@@ -112,7 +118,9 @@ def default_root() -> Path:
 
 
 def pair_dirs(root: Path) -> list[Path]:
-    """Every pair folder (``<dsl>/<CODE>_<name>/pair.toml``), sorted by code."""
+    """Every pair folder (``<dsl>/<CODE>_<name>/pair.toml``), sorted by code. A rule has its pair
+    under its home DSL and may have further pairs under other DSLs it reads (KL126: ``triton/``
+    and ``cutile/``), each with its own record (``record_name``)."""
     return sorted((p.parent for p in root.glob("*/*/pair.toml")), key=lambda d: (d.name, d.parent.name))
 
 

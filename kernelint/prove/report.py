@@ -22,7 +22,7 @@ import json
 import re
 from pathlib import Path
 
-from kernelint.evidence import evidence_codes, load_record, machine
+from kernelint.evidence import load_record, machine, record_name, record_names
 from kernelint.prove import roofline
 from kernelint.prove.text import describe_run, error_line, number, params
 
@@ -40,8 +40,9 @@ class ReportError(Exception):
 # --- records ----------------------------------------------------------------------------------
 
 def committed_records() -> list[dict]:
-    """Every committed record (``reference_kernels/evidence/<CODE>.json``), by code."""
-    return [record for code in evidence_codes() if (record := load_record(code)) is not None]
+    """Every committed record (``reference_kernels/evidence/<CODE>.json``, and ``<CODE>-<dsl>.json``
+    for a rule's further pair in another DSL), by name."""
+    return [record for name in record_names() if (record := load_record(name)) is not None]
 
 
 def unmeasured_rules(records: list[dict], codes: set[str] | None = None) -> list[dict]:
@@ -51,14 +52,15 @@ def unmeasured_rules(records: list[dict], codes: set[str] | None = None) -> list
     from kernelint.prove.manifest import ManifestError, default_root, load_pair, pair_dirs
     from kernelint.rules import all_rules
 
-    measured = {record["code"] for record in records}
+    measured = {record["code"] for record in records if record_name(record["code"], record.get("dsl")) == record["code"]}
     claims = {}
     for directory in pair_dirs(default_root()):
         try:
             pair = load_pair(directory)
         except ManifestError:
             continue
-        claims[pair.code] = pair.claim
+        if pair.record == pair.code:  # the rule's pair in its home DSL
+            claims[pair.code] = pair.claim
     pending = []
     for rule in sorted(all_rules(), key=lambda rule: rule.code):
         if rule.code in measured or rule.code not in claims or (codes and rule.code not in codes
@@ -86,7 +88,7 @@ def read_records(source: Path) -> list[dict]:
             records.append(data)
     if not records:
         raise ReportError(f"no evidence records in {source}")
-    return sorted(records, key=lambda r: r["code"])
+    return sorted(records, key=lambda r: record_name(r["code"], r.get("dsl")))
 
 
 # --- charts -----------------------------------------------------------------------------------
@@ -282,7 +284,7 @@ def write_report(records: list[dict], out_dir: Path, image_format: str = "svg",
         image = None
         if data is not None:
             image = draw(data, image_format)
-            (charts_dir / f"{record['code']}.{image_format}").write_bytes(image)
+            (charts_dir / f"{_anchor(record)}.{image_format}").write_bytes(image)
         sections.append(_section(record, image, image_format))
     sections += [_unmeasured_section(rule) for rule in unmeasured]
     page = out_dir / "index.html"
@@ -304,7 +306,7 @@ def _unmeasured_section(rule: dict) -> str:
 
 
 def _section(record: dict, image: bytes | None, image_format: str) -> str:
-    code, name = html.escape(record["code"]), html.escape(record.get("name") or "")
+    code, name = html.escape(_anchor(record)), html.escape(record.get("name") or "")
     parts = [f'<section id="{code}">', f"<h2>{code} <code>{name}</code></h2>",
              f'<p class="meta">{html.escape(record.get("evidence_class") or "?")} &middot; '
              f'<span class="verdict {html.escape(record.get("verdict") or "")}">{html.escape(record.get("verdict") or "?")}</span>'
@@ -396,6 +398,11 @@ nav a { margin-right: 0.8em; }
 """
 
 
+def _anchor(record: dict) -> str:
+    """A record's section and chart name: its record name (``KL126``, ``KL126-cutile``)."""
+    return record_name(record["code"], record.get("dsl"))
+
+
 def _count(entries: list[dict]) -> str:
     unmeasured = sum("verdict" not in entry for entry in entries)
     text = f"{len(entries) - unmeasured} record(s)"
@@ -403,7 +410,7 @@ def _count(entries: list[dict]) -> str:
 
 
 def _page(records: list[dict], sections: list[str]) -> str:
-    index = " ".join(f'<a href="#{html.escape(r["code"])}">{html.escape(r["code"])}</a>' for r in records)
+    index = " ".join(f'<a href="#{html.escape(_anchor(r))}">{html.escape(_anchor(r))}</a>' for r in records)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<title>kernelint evidence</title>\n<style>" + _STYLE + "</style>\n</head>\n<body>\n"
