@@ -19,6 +19,7 @@ from kernelint.model.context import FileContext
 from kernelint.model.core.reaching import reaching_definitions, value_at
 from kernelint.model.project.host import dtypes_of
 from kernelint.model.project.index import project_root
+from kernelint.model.project.shapes import dimension_read, shape_source, shape_unpacking
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _TENSOR_ANNOTATIONS = re.compile(r"\b(Tensor|LongTensor|FloatTensor)\b")
@@ -303,60 +304,39 @@ def _merge(facts: _Facts, tensor: str, dims: list[str | None]) -> None:
 
 
 def _shape_of(node: ast.AST) -> str | None:
-    """``x`` for ``x.shape`` or ``x.size()``."""
-    if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name):
-        return node.value.id
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
-            and not node.args and isinstance(node.func.value, ast.Name):
-        return node.func.value.id
-    return None
+    """``x`` for ``x.shape`` or ``x.size()`` of a name (the model reads the form: ``shapes.shape_source``)."""
+    source = shape_source(node)
+    return source.id if isinstance(source, ast.Name) else None
 
 
 def _dim_index(node: ast.AST) -> tuple[str, int] | None:
-    """``(x, i)`` for ``x.shape[i]`` or ``x.size(i)`` with a literal ``i``."""
-    if isinstance(node, ast.Subscript) and _shape_of(node.value):
-        index = node.slice
-        try:
-            return _shape_of(node.value), int(ast.literal_eval(index))
-        except (ValueError, TypeError, SyntaxError):
-            return None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
-            and len(node.args) == 1 and isinstance(node.func.value, ast.Name):
-        try:
-            return node.func.value.id, int(ast.literal_eval(node.args[0]))
-        except (ValueError, TypeError, SyntaxError):
-            return None
-    return None
+    """``(x, i)`` for ``x.shape[i]`` or ``x.size(i)`` of a name with a literal ``i`` (``shapes.dimension_read``)."""
+    read = dimension_read(node)
+    return (read[0].id, read[1]) if read is not None and isinstance(read[0], ast.Name) else None
 
 
 def _body_facts(function) -> _Facts:
     facts = _Facts()
     for node in ast.walk(function):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-            if isinstance(target, ast.Tuple) and _shape_of(value) and all(isinstance(e, ast.Name) for e in target.elts):
-                _merge(facts, _shape_of(value), [e.id if e.id != "_" else None for e in target.elts])
-            elif isinstance(target, ast.Tuple) and _shape_of(value) and len(target.elts) > 1 \
-                    and isinstance(target.elts[0], ast.Starred) \
-                    and all(isinstance(e, ast.Name) for e in target.elts[1:]):
+        unpacked = shape_unpacking(node)
+        if unpacked is not None and isinstance(unpacked.tensor, ast.Name):
+            tensor = unpacked.tensor.id
+            if unpacked.starred:
                 # *batch, n_cols = x.shape: any rank from len(names) up; built with one leading
                 # dimension (the rows a flattening view makes) before the named ones
-                _merge(facts, _shape_of(value), [None] + [e.id if e.id != "_" else None for e in target.elts[1:]])
-            elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and value.elts \
-                    and isinstance(value.elts[0], ast.Starred) and _shape_of(value.elts[0].value) \
-                    and all(isinstance(e, ast.Name) for e in target.elts):
-                # B, T, H, K, V = *k.shape, v.shape[-1]
-                rest = value.elts[1:]
-                names = [e.id for e in target.elts]
-                _merge(facts, _shape_of(value.elts[0].value), names[:len(names) - len(rest)])
-                for name, element in zip(names[len(names) - len(rest):], rest):
-                    indexed = _dim_index(element)
-                    if indexed:
-                        facts.indexed.setdefault(indexed[0], {})[indexed[1]] = name
-                        if indexed[1] == -1:
-                            # v in `B, T, H, K, V = *k.shape, v.shape[-1]`: the sizes of one problem
-                            facts.last_dim_of_like[indexed[0]] = (_shape_of(value.elts[0].value), name)
-            elif isinstance(target, ast.Name) and isinstance(value, ast.Subscript) \
+                _merge(facts, tensor, [None, *unpacked.names])
+            else:
+                _merge(facts, tensor, list(unpacked.names))
+            for name, element in unpacked.rest:  # B, T, H, K, V = *k.shape, v.shape[-1]
+                indexed = _dim_index(element)
+                if indexed:
+                    facts.indexed.setdefault(indexed[0], {})[indexed[1]] = name
+                    if indexed[1] == -1:
+                        # v in `B, T, H, K, V = *k.shape, v.shape[-1]`: the sizes of one problem
+                        facts.last_dim_of_like[indexed[0]] = (tensor, name)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name) and isinstance(value, ast.Subscript) \
                     and isinstance(value.value, ast.Name) and not isinstance(value.slice, ast.Constant):
                 # A = group_A[i]: A is an element of the list group_A
                 facts.element_of.setdefault(value.value.id, target.id)

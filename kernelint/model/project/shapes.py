@@ -412,8 +412,7 @@ class _Follow(ValueFollower):
         if isinstance(expr, ast.Attribute):
             if expr.attr in ("T", "mT"):
                 inner = self.tensor(ctx, expr.value, frames)
-                return Tensor(tuple(reversed(inner.shape[-2:])) if len(inner.shape) == 2 else (), False, where) \
-                    if inner is not None and len(inner.shape) == 2 else None
+                return _reordered(inner, (1, 0), where) if inner is not None and len(inner.shape) == 2 else None
             return self.tensor(ctx, expr.value, frames) if expr.attr in ("data",) else None
         if isinstance(expr, ast.Subscript):
             return self._sliced(ctx, expr, frames)
@@ -588,8 +587,11 @@ class _Follow(ValueFollower):
             literal = _literal_shape(call.args[0])
             return Tensor(literal, True, where) if literal is not None else None
         if name in _LIKE:
+            # preserve_format: a copy of a permuted (dense) tensor keeps its strides, so the copy of
+            # a tensor whose strides are not the contiguous ones is contiguous only when asked to be
             inner = self.tensor(ctx, call.args[0] if call.args else argument(call, "input"), frames)
-            return Tensor(inner.shape, True, where, inner.count) if inner is not None else None
+            made = inner is not None and (inner.contiguous or _contiguous_format(ctx, call))
+            return Tensor(inner.shape, made, where, inner.count) if inner is not None else None
         func = call.func
         if not isinstance(func, ast.Attribute) or name is not None and name.startswith("torch."):
             return None
@@ -616,20 +618,20 @@ class _Follow(ValueFollower):
             a, b = ctx.resolve_int(call.args[0]), ctx.resolve_int(call.args[1])
             if a is None or b is None:
                 return None
-            shape = list(inner.shape)
-            try:
-                shape[a], shape[b] = shape[b], shape[a]
-            except IndexError:
+            rank = len(inner.shape)
+            if not (-rank <= a < rank and -rank <= b < rank):
                 return None
-            return Tensor(tuple(shape), False, where)
+            order = list(range(rank))
+            order[a], order[b] = order[b], order[a]
+            return _reordered(inner, tuple(order), where)
         if method == "permute":
             order = [ctx.resolve_int(a) for a in (call.args[0].elts if len(call.args) == 1 and isinstance(
                 call.args[0], (ast.Tuple, ast.List)) else call.args)]
             if None in order or sorted(o % max(len(inner.shape), 1) for o in order) != list(range(len(inner.shape))):
                 return None
-            return Tensor(tuple(inner.shape[o] for o in order), False, where)
+            return _reordered(inner, tuple(o % len(inner.shape) for o in order), where)
         if method == "t" and len(inner.shape) == 2:
-            return Tensor(tuple(reversed(inner.shape)), False, where)
+            return _reordered(inner, (1, 0), where)
         if method == "unsqueeze" and len(call.args) == 1:
             at = ctx.resolve_int(call.args[0])
             if at is None:
@@ -727,6 +729,22 @@ def _without_ellipsis(index: ast.expr, rank: int) -> list[ast.expr] | None:
     return parts[:at] + [ast.Slice() for _ in range(rank - indexing)] + parts[at + 1:]
 
 
+def _reordered(inner: Tensor, order: tuple[int, ...], where: str) -> Tensor:
+    """A transpose or permute of ``inner``: dimension ``k`` is ``inner``'s ``order[k]``, with its
+    stride where ``inner``'s are known (``q.t()`` of a contiguous ``(M, N)``: strides ``(1, N)``)."""
+    shape = tuple(inner.shape[o] for o in order)
+    strides = tuple(inner.stride(o) for o in order)
+    if order == tuple(range(len(order))):
+        return inner
+    return Tensor(shape, False, where, strides=strides if all(s is not None for s in strides) else None)
+
+
+def _contiguous_format(ctx: "FileContext", call: ast.Call) -> bool:
+    """``memory_format=torch.contiguous_format`` is passed."""
+    fmt = argument(call, "memory_format")
+    return fmt is not None and ctx.qualname(fmt) == "torch.contiguous_format"
+
+
 def _literal_shape(value: ast.expr) -> tuple[Poly, ...] | None:
     """The shape of ``torch.tensor([[1, 2], [3, 4]])``'s nested list or tuple literal of numbers:
     its lengths, level by level, when every level is as long as its siblings (a name inside may be
@@ -774,6 +792,65 @@ def _shape_source(expr: ast.AST) -> ast.expr | None:
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "size" \
             and not expr.args and not expr.keywords:
         return expr.func.value
+    return None
+
+
+def shape_source(expr: ast.AST) -> ast.expr | None:
+    """The tensor whose whole shape ``expr`` reads (``x.shape``, ``x.size()``); None otherwise."""
+    return _shape_source(expr)
+
+
+def dimension_read(expr: ast.AST) -> tuple[ast.expr, int] | None:
+    """``(x, i)`` for ``x.shape[i]`` or ``x.size(i)`` with a literal ``i`` (``-1`` counts from the end)."""
+    if isinstance(expr, ast.Subscript) and _shape_source(expr.value) is not None:
+        source, index = _shape_source(expr.value), expr.slice
+    elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "size" \
+            and len(expr.args) == 1 and not expr.keywords:
+        source, index = expr.func.value, expr.args[0]
+    else:
+        return None
+    try:
+        value = ast.literal_eval(index)
+    except (ValueError, TypeError, SyntaxError):
+        return None
+    return (source, value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class Unpacking:
+    """One assignment that unpacks a tensor's shape into names: ``B, T, H = q.shape`` (or
+    ``q.size()``), ``*batch, N = x.shape``, ``B, T, H, K, V = *k.shape, v.shape[-1]``."""
+
+    #: The tensor whose shape is unpacked (``q``).
+    tensor: ast.expr
+    #: The names its dimensions take, in order (None for ``_``); with ``starred``, the names of the
+    #: last dimensions, after a leading ``*batch`` that takes any number of them.
+    names: tuple[str | None, ...]
+    starred: bool = False
+    #: ``..., V = *k.shape, v.shape[-1]``: the names the elements after the shape give, each with
+    #: the expression it reads.
+    rest: tuple[tuple[str, ast.expr], ...] = ()
+
+
+def shape_unpacking(node: ast.AST) -> Unpacking | None:
+    """The shape ``node`` unpacks into plain names (see ``Unpacking``); None for any other statement."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)):
+        return None
+    targets, value = node.targets[0].elts, node.value
+    source = _shape_source(value)
+    if source is not None:
+        if all(isinstance(e, ast.Name) for e in targets):
+            return Unpacking(source, tuple(None if e.id == "_" else e.id for e in targets))
+        if len(targets) > 1 and isinstance(targets[0], ast.Starred) and all(isinstance(e, ast.Name) for e in targets[1:]):
+            return Unpacking(source, tuple(None if e.id == "_" else e.id for e in targets[1:]), starred=True)
+        return None
+    if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Starred) \
+            and _shape_source(value.elts[0].value) is not None and all(isinstance(e, ast.Name) for e in targets) \
+            and not any(isinstance(e, ast.Starred) for e in value.elts[1:]) and len(targets) >= len(value.elts) - 1:
+        split = len(targets) - (len(value.elts) - 1)
+        return Unpacking(_shape_source(value.elts[0].value),
+                         tuple(None if e.id == "_" else e.id for e in targets[:split]),
+                         rest=tuple((e.id, element) for e, element in zip(targets[split:], value.elts[1:])))
     return None
 
 
