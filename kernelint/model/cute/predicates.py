@@ -35,7 +35,7 @@ from kernelint.model.core.calls import argument, callee_name
 from kernelint.model.dsl.cute import COPY
 from kernelint.model.core.reaching import reaching_definitions, walk_value
 from kernelint.model.core.values import base_name
-from kernelint.model.core.walk import subtree
+from kernelint.model.core.walk import children, subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -226,7 +226,7 @@ def partitions_feeding(ctx: "FileContext", pred: ast.expr) -> list[Partition]:
             for stored in element_stores(ctx, node):
                 stack.append((stored, depth + 1))
         elif not isinstance(node, ast.Lambda):
-            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+            stack.extend((child, depth) for child in children(node))
     return found
 
 
@@ -521,7 +521,7 @@ _REDUCING_WORDS = frozenset({"reduce", "reduction", "allreduce", "warp", "block"
 def _names_extremum(ctx: "FileContext", arg: ast.expr) -> bool:
     """``arg`` is a function that takes a max/min: ``cute.arch.fmax``, or a lambda calling one."""
     if isinstance(arg, ast.Lambda):
-        return any(isinstance(n, ast.Call) and _names_extremum(ctx, n.func) for n in ast.walk(arg.body))
+        return any(isinstance(n, ast.Call) and _names_extremum(ctx, n.func) for n in subtree(arg.body))
     if isinstance(arg, (ast.Name, ast.Attribute)):
         last = (ctx.qualname(arg) or callee_name(arg) or "").rsplit(".", 1)[-1]
         return last in ("fmax", "fmin", "max", "min")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from kernelint.model.core.walk import children
+
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
@@ -84,7 +86,7 @@ def _walk_unbounded(expr: ast.AST):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "min":
             continue
         yield node
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
 
 
 def product_factors(ctx: "FileContext", expr: ast.expr, depth: int = 0) -> list[ast.expr]:
