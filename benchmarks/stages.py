@@ -20,6 +20,7 @@ from kernelint import engine
 from kernelint.config import load_settings, selected_codes
 from kernelint.discovery import discover
 from kernelint.model import FileContext
+from kernelint.model.core.names import ImportTable
 from kernelint.rules import all_rules
 
 
@@ -56,11 +57,12 @@ def main(argv: list[str] | None = None) -> int:
                 tree = None
             if tree is not None:
                 parsed += 1
-                rules = timed("import gate", engine._applicable, tree, candidates)
+                imports = timed("import gate", ImportTable.from_tree, tree)
+                rules = timed("import gate", engine._applicable, imports, candidates)
                 if rules:
                     modelled += 1
                     wanted = {t for r in rules for t in r.node_types}
-                    ctx = timed("model (one walk, scopes, kernels)", FileContext, path, source, tree, wanted)
+                    ctx = timed("model (one walk, scopes, kernels)", FileContext, path, source, tree, wanted, imports)
                     for rule_class in rules:
                         start = time.process_time()
                         rule = rule_class()

@@ -121,19 +121,27 @@ or bind names before the block and keep run-time values in `cutlass.Int32` / reg
     def _escaping_names(ctx, function, if_traced):
         reported: set[tuple[str, int]] = set()
         inside = names_bound_in_dynamic_blocks(ctx, function, if_traced)
-        for node in subtree(function):
-            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id not in inside \
-                    or ctx.function_of(node) is not function:
+        if not inside:
+            return
+        blocks_of: dict[int, list[ast.AST]] = {}  # a binding reaches many reads
+
+        def blocks_around(node: ast.AST) -> list[ast.AST]:
+            found = blocks_of.get(id(node))
+            if found is None:
+                found = blocks_of[id(node)] = dynamic_blocks_around(ctx, node, function, if_traced)
+            return found
+
+        for node in ctx.nodes_in(function, ast.Name):
+            if node.id not in inside or not isinstance(node.ctx, ast.Load):
                 continue
             definitions = reaching_definitions(ctx, node)
             if not definitions or any(d.kind not in _BINDINGS or ctx.function_of(d.node) is not function
                                       for d in definitions):
                 continue
-            around_read = {id(b) for b in dynamic_blocks_around(ctx, node, function, if_traced)}
+            around_read = {id(b) for b in blocks_around(node)}
             outer_blocks = []
             for definition in definitions:
-                outside = [b for b in dynamic_blocks_around(ctx, definition.node, function, if_traced)
-                           if id(b) not in around_read]
+                outside = [b for b in blocks_around(definition.node) if id(b) not in around_read]
                 if not outside:
                     break  # this binding is visible where the name is read
                 outer_blocks.append(outside[-1])
@@ -150,9 +158,12 @@ or bind names before the block and keep run-time values in `cutlass.Int32` / reg
     @staticmethod
     def _reshaped_containers(ctx, function, if_traced):
         changes: dict[tuple[int, str], list[tuple[ast.AST, str, ast.AST, str]]] = {}
-        for node in subtree(function):
+        candidates = [*ctx.nodes_in(function, ast.Call), *ctx.nodes_in(function, ast.Assign),
+                      *ctx.nodes_in(function, ast.AugAssign)]
+        candidates.sort(key=lambda node: (node.lineno, node.col_offset))
+        for node in candidates:
             target, verb = _container_change(node)
-            if target is None or ctx.function_of(node) is not function:
+            if target is None:
                 continue
             blocks = dynamic_blocks_around(ctx, node, function, if_traced)
             if not blocks:

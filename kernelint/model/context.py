@@ -55,6 +55,7 @@ class FileContext:
         self.imports = imports if imports is not None else ImportTable.from_tree(tree)
         self._qualnames: dict[int, str | None] = {}
         self._loads: dict[str, list[ast.Name]] | None = None
+        self._nodes_by_function: dict[type, dict[int, list[ast.AST]]] = {}
         # Every node type is bucketed in the one walk (about a sixth more than the model's own
         # types, and rules ask for most types anyway); the shared operator and context
         # singletons only when a rule declares one.
@@ -209,18 +210,21 @@ class FileContext:
         return kernel if kernel is not None and (dsl is None or kernel.dsl == dsl) else None
 
     def calls_in(self, function: ast.AST) -> list[ast.Call]:
-        """The calls in ``function``'s own body (not in functions nested in it), in source order;
-        every function's are grouped in one pass over the file's calls."""
-        return list(self._calls_by_function.get(id(function), ()))
+        """The calls in ``function``'s own body (not in functions nested in it), in source order."""
+        return self.nodes_in(function, ast.Call)
 
-    @cached_property
-    def _calls_by_function(self) -> dict[int, list[ast.Call]]:
-        found: dict[int, list[ast.Call]] = {}
-        for call in self.nodes(ast.Call):
-            owner = self.function_of(call)
-            if owner is not None:
-                found.setdefault(id(owner), []).append(call)
-        return found
+    def nodes_in(self, function: ast.AST, node_type: type[ast.AST]) -> list[ast.AST]:
+        """The nodes of ``node_type`` in ``function``'s own body (not in functions nested in
+        it), in source order; every function's are grouped in one pass over the file's nodes
+        of that type, so asking for each kernel in turn stays linear in the file."""
+        grouped = self._nodes_by_function.get(node_type)
+        if grouped is None:
+            grouped = self._nodes_by_function[node_type] = {}
+            for node in self.nodes(node_type):
+                owner = self.function_of(node)
+                if owner is not None:
+                    grouped.setdefault(id(owner), []).append(node)
+        return list(grouped.get(id(function), ()))
 
     def local_functions_called(self, call: ast.Call) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The functions of this file that ``call`` may call: ``helper(...)`` by name (a function,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.cute.static import is_const_expr, loop_kind
-from kernelint.model.core.walk import ancestors, subtree
+from kernelint.model.core.walk import ancestors, parent, subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -47,43 +47,72 @@ def dynamic_blocks_around(ctx: "FileContext", node: ast.AST, function: ast.AST, 
     for ancestor in ancestors(node):
         if ancestor is function:
             break
-        if is_dynamic_block(ctx, ancestor, if_traced) and _in_body(ancestor, child):
+        if _in_body(ancestor, child) and is_dynamic_block(ctx, ancestor, if_traced):
             found.append(ancestor)
         child = ancestor
     return found
 
 
 def names_bound_in_dynamic_blocks(ctx: "FileContext", function: ast.AST, if_traced: bool = True) -> set[str]:
-    """Names bound anywhere in the body of a run-time block of ``function`` (one pass; a block
-    inside another is read once): only a read of one of these can find all its bindings inside
-    blocks, so a rule need not ask reaching definitions about any other name."""
+    """Names bound anywhere in the body of a run-time block of ``function``: only a read of one
+    of these can find all its bindings inside blocks, so a rule need not ask reaching
+    definitions about any other name. One pass over the kept node list; whether a node sits in
+    a run-time body is decided once per node on the way up."""
     names: set[str] = set()
-    covered: set[int] = set()  # blocks inside a block already read: their names are in
+    inside: dict[int, bool] = {id(function): False}
+
+    def in_dynamic_body(node: ast.AST) -> bool:
+        chain = []
+        while id(node) not in inside:
+            above = parent(node)
+            if above is None:  # not under ``function``
+                inside[id(node)] = False
+                break
+            if _in_body(above, node) and is_dynamic_block(ctx, above, if_traced):
+                inside[id(node)] = True
+                break
+            chain.append(node)
+            node = above
+        verdict = inside[id(node)]
+        for passed in chain:
+            inside[id(passed)] = verdict
+        return verdict
+
+    name_class, load = ast.Name, ast.Load
     for node in subtree(function):
-        if node is function or id(node) in covered or not isinstance(node, (ast.For, ast.If, ast.While)) \
-                or not is_dynamic_block(ctx, node, if_traced):
+        cls = node.__class__
+        if cls is name_class:  # most bindings, and most nodes are not: tested inline
+            if node.ctx.__class__ is load or node.id in names:
+                continue
+            name = node.id
+        elif cls in _OTHER_BINDERS and node is not function:
+            name = _bound_name(node)
+            if name is None or name in names:
+                continue
+        else:
             continue
-        for statement in (*node.body, *node.orelse):
-            for inner in ast.walk(statement):
-                if isinstance(inner, (ast.For, ast.If, ast.While)):
-                    covered.add(id(inner))
-                _add_bound_name(inner, names)
+        if in_dynamic_body(node):
+            names.add(name)
     return names
 
 
-def _add_bound_name(node: ast.AST, names: set[str]) -> None:
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        names.add(node.id)
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        names.add(node.name)
-    elif isinstance(node, ast.alias):
-        names.add((node.asname or node.name).split(".")[0])
-    elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-        names.add(node.name)
+#: Nodes other than ``ast.Name`` that bind a name.
+_OTHER_BINDERS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.alias, ast.ExceptHandler,
+                            ast.MatchAs, ast.MatchStar})
+
+
+def _bound_name(node: ast.AST) -> str | None:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name).split(".")[0]
+    return node.name or None  # an except handler or a match capture
 
 
 def _in_body(block: ast.AST, child: ast.AST) -> bool:
-    return any(child is statement for statement in (*block.body, *block.orelse))
+    """``child`` (a child node of ``block``) is one of its body's or ``else``'s statements: the
+    test of an ``if``/``while`` and the target and iterable of a ``for`` are expressions."""
+    return isinstance(child, ast.stmt) and isinstance(block, (ast.For, ast.If, ast.While))
 
 
 @dataclass(frozen=True)
