@@ -205,3 +205,52 @@ def test_a_mask_by_the_storage_length_passes_a_strided_view_of_it():
     assert long_masks(by_view, load) == []  # n // 2 against cdiv(n - 1, 2), the same count: not longer
     # cdiv(n, 2) - cdiv(n - 1, 2) is 1 for odd n and 0 for even: not decided, silent
     assert long_masks(by_even, load) == []
+
+
+def test_the_sign_of_a_size_difference_is_decided_only_where_every_size_past_one_agrees():
+    from kernelint.model.index import symexpr as sx
+    from kernelint.model.index.sign import differs, grows_positive
+    n, m, two = sx.sym("h:n"), sx.sym("h:m"), sx.const(2)
+    assert grows_positive(n - sx.cdiv(n, two))  # a mask by n on x[::2]: zero at n = 1 only
+    assert grows_positive(n - 1) and grows_positive(n * m - m)
+    assert not grows_positive(sx.cdiv(n, two) - sx.cdiv(n - 1, two))  # 1 for odd n, 0 for even
+    assert not grows_positive(n - m) and not grows_positive(sx.const(0)) and not grows_positive(1 - n)
+    assert differs(n, n - 1) and differs(sx.ONE, n) and differs(two, sx.ONE)
+    assert not differs(n, m) and not differs(n, n)
+
+
+def test_a_stride_read_from_another_tensor_is_compared_with_the_addressed_ones():
+    from kernelint.model.index.strides import foreign_strides
+    ctx = model("""
+        import torch
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def copy_kernel(src_ptr, dst_ptr, N, stride_sm, stride_dm, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK)
+            tl.store(dst_ptr + row * stride_dm + cols, tl.load(src_ptr + row * stride_sm + cols, mask=cols < N),
+                     mask=cols < N)
+
+
+        def narrower(x):
+            x = x.contiguous()
+            M, N = x.shape
+            out = torch.empty((M, N - 1), device=x.device)
+            copy_kernel[(M,)](x, out, N - 1, x.stride(0), x.stride(0), BLOCK=1024)
+
+
+        def same(x):
+            x = x.contiguous()
+            M, N = x.shape
+            out = torch.empty_like(x)
+            copy_kernel[(M,)](x, out, N, x.stride(0), x.stride(0), BLOCK=1024)
+    """)
+    kernel = ctx.kernel_named("copy_kernel")
+    narrow_site, same_site = launch_sites(ctx, kernel)
+    (found,) = foreign_strides(ctx, kernel, narrow_site)
+    assert (found.parameter, found.source, found.target, found.axis) == ("stride_dm", "x", "out", 0)
+    assert (shapes.render(found.passed), shapes.render(found.actual)) == ("N", "N - 1")
+    assert foreign_strides(ctx, kernel, same_site) == []

@@ -19,7 +19,6 @@ anything else, or anything the split cannot place, is None (unknown stays unknow
 from __future__ import annotations
 
 import ast
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,7 @@ from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import CONST, PARAM, Access, kernel_index
 from kernelint.model.index.carried import carried_index
 from kernelint.model.index.launch import bind, launch_sites
+from kernelint.model.index.sign import grows_positive
 # the guards KL136 honours (an ``if``/``while`` around the access, a host ``%`` test)
 from kernelint.model.index.tails import _checks_divisibility, _unguarded
 from kernelint.model.index.symexpr import Poly
@@ -251,26 +251,11 @@ def _positive(poly: Poly) -> bool:
 
 def _longer(surplus: Poly, bound: "Bound") -> bool:
     """The mask's length passes the dimension: ``surplus`` is positive for every size
-    (``_positive``), or, through the ``cdiv``/``floordiv`` lemmas, never negative and growing with
-    the sizes: ``N - cdiv(N, 2)`` (a mask by ``N`` on ``x[::2]``) is ``>= (N - 1) / 2``, zero only
-    at ``N = 1``. ``cdiv(N, 2) - cdiv(N - 1, 2)`` (``x[1::2]`` masked by the length of
-    ``x[::2]``: one more element for odd ``N`` only) stays unknown: silent."""
-    if _positive(surplus):
-        return True
-    scale = 1
-    for name in surplus.symbols():
-        atom = sx.atom_of(name)
-        if atom is not None and atom.op in ("cdiv", "floordiv") and atom.args[1].is_const \
-                and atom.args[1].constant > 0:
-            scale = math.lcm(scale, atom.args[1].constant)
-    if scale == 1:
-        return False
-    low = bound.symbols.lower(sx.scale(surplus, scale))
-    if low is None or low.is_const or not all(n.startswith("h:") and sx.atom_of(n) is None for n in low.symbols()):
-        return False
-    # every size is at least 1: with each size written 1 + s (s >= 0), no coefficient is negative
-    shifted = sx.substitute(low, {n: sx.sym(n) + 1 for n in low.symbols()})
-    return all(c >= 0 for _, c in shifted.terms)
+    (``_positive``), or never negative and growing with the sizes (``sign.grows_positive``):
+    ``N - cdiv(N, 2)``, a mask by ``N`` on ``x[::2]``, is zero only at ``N = 1``.
+    ``cdiv(N, 2) - cdiv(N - 1, 2)`` (``x[1::2]`` masked by the length of ``x[::2]``: one more
+    element for odd ``N`` only) stays unknown: silent."""
+    return _positive(surplus) or grows_positive(surplus, bound.symbols)
 
 
 @dataclass(frozen=True)
@@ -382,7 +367,7 @@ def _stride_axis(bound: "Bound", pointer: str, symbol: str, tensor: shapes.Tenso
     passed = bound.site.launch.bound_arguments()
     argument, pointer_argument = passed.get(name), passed.get(pointer)
     if argument is not None and pointer_argument is not None:
-        read = _stride_read(bound.site.ctx, argument)
+        read = stride_read(bound.site.ctx, argument)
         if read is not None:
             source, axis = read
             if ast.dump(source) != ast.dump(pointer_argument) or not -rank <= axis < rank:
@@ -395,7 +380,7 @@ def _stride_axis(bound: "Bound", pointer: str, symbol: str, tensor: shapes.Tenso
     return matches[0] if len(matches) == 1 else None
 
 
-def _stride_read(ctx: "FileContext", expr: ast.expr, depth: int = 0) -> tuple[ast.expr, int] | None:
+def stride_read(ctx: "FileContext", expr: ast.expr, depth: int = 0) -> tuple[ast.expr, int] | None:
     """``(t, k)`` when ``expr`` is ``t.stride(k)``, ``t.stride()[k]`` or a name bound to one
     (``s0, s1 = t.stride()`` included)."""
     if depth > _FOLLOW:
@@ -413,7 +398,7 @@ def _stride_read(ctx: "FileContext", expr: ast.expr, depth: int = 0) -> tuple[as
             return None
         definition = definitions[0]
         if definition.kind == "assign" and definition.value is not None:
-            return _stride_read(ctx, definition.value, depth + 1)
+            return stride_read(ctx, definition.value, depth + 1)
         node = definition.node
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple):
             source = _whole_stride(node.value)
