@@ -178,6 +178,9 @@ def _skip_reason(pair: Pair, options: Options, environment: dict) -> str | None:
     missing = [m for m in pair.requires if not environment.get("importable", {}).get(m)]
     if missing:
         return f"needs {', '.join(missing)}, not importable here"
+    gpus = environment.get("gpu_count") or 0
+    if not options.interpret and pair.min_gpus > 1 and gpus < pair.min_gpus:
+        return f"needs {pair.min_gpus} GPUs in one machine, this one has {gpus}"
     return None
 
 

@@ -37,7 +37,7 @@ MIN_PERF_TIMED = 3
 WORK_UNITS = ("FLOP", "B")
 
 _TOP_KEYS = {"code", "dsl", "evidence_class", "entry", "watchdog_s", "interpret", "requires", "claim",
-             "expect", "cases"}
+             "expect", "cases", "min_gpus"}
 _EXPECT_KEYS = {"bad_error", "atol", "rtol", "min_ratio"}
 _CODE = re.compile(r"^KL\d{3}$")
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
@@ -74,6 +74,8 @@ class Pair:
     bad_error: str | None = None
     min_ratio: float = DEFAULT_MIN_RATIO
     cases: tuple[Case, ...] = field(default_factory=tuple)
+    #: GPUs the machine needs (a launch on another GPU's tensors needs two); fewer: skipped.
+    min_gpus: int = 1
 
     @property
     def name(self) -> str:
@@ -185,6 +187,9 @@ def _build(directory: Path, data: dict, problems: list[str]) -> Pair | None:
     for module in requires:
         if not isinstance(module, str) or not _MODULE.match(module):
             problems.append(f"requires: {module!r} is not a module name")
+    min_gpus = get(data, "min_gpus", int, "", default=1)
+    if not (isinstance(min_gpus, int) and min_gpus >= 1):
+        problems.append(f"min_gpus: must be an integer >= 1, got {min_gpus!r}")
 
     expect = get(data, "expect", dict, "", default={})
     for key in sorted(set(expect) - _EXPECT_KEYS):
@@ -226,7 +231,7 @@ def _build(directory: Path, data: dict, problems: list[str]) -> Pair | None:
     return Pair(
         directory=directory, code=code, dsl=dsl, evidence_class=evidence_class, entry=entry,
         watchdog_s=watchdog_s, interpret=interpret, requires=tuple(requires), claim=claim.strip(),
-        atol=atol, rtol=rtol, bad_error=bad_error, min_ratio=min_ratio, cases=tuple(cases),
+        atol=atol, rtol=rtol, bad_error=bad_error, min_ratio=min_ratio, cases=tuple(cases), min_gpus=min_gpus,
     )
 
 
