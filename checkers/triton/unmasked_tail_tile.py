@@ -32,7 +32,10 @@ bounds it over the launched grid (`pid * BLOCK + lane <= n - 1 + BLOCK - 1`) and
 the host tensor's element count (`kernelint/model/project/shapes.py`). When another access of
 the kernel masks the same offsets, the message says so: the mask was computed and not passed.
 A masked access is flagged too when its mask bounds the offsets by the tensor's end but the
-address adds a constant to them (`tl.load(x + offs + 1, mask=offs < n)` reads `x[n]`).
+address adds a constant to them (`tl.load(x + offs + 1, mask=offs < n)` reads `x[n]`), or when its
+mask compares the address with a bound a constant past the end (`tl.store(out + offs, v,
+mask=offs < n + 1)` on an `out` of `n` elements; a bound that passes the end by a size, `2 * n`,
+is KL143's).
 
 It stays silent on masked accesses, on accesses under an `if` or in a `while` loop of the kernel
 (a guard may cover them), on block pointers and descriptors, on launches whose function tests a
@@ -69,6 +72,17 @@ tl.store(out_ptr + offs, x * scale, mask=mask)
                 continue
             for found in past_the_end(ctx, kernel):
                 access = found.access
+                if found.mask_bound is not None:
+                    verb = "read" if access.kind == "load" else "write"
+                    yield Report(
+                        access.node,
+                        f"the mask of `{short(access.node)}` admits offsets below {found.mask_bound}, past the "
+                        f"end of `{found.argument}` ({found.extent} elements): the lanes past the end {verb} up to "
+                        f"{found.excess:,} element(s) beyond it; bound the mask by {found.extent}",
+                        cause=f"{kernel.name}:{access.pointer}",
+                        facts=(Because(f"launched at {found.where}", None),),
+                    )
+                    continue
                 if found.mask_short:
                     yield Report(
                         access.node,

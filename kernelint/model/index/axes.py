@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.walk import subtree
 from kernelint.model.dsl import triton
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import CONST, PARAM, Access, kernel_index
@@ -72,7 +73,9 @@ class AxisPast:
 
 def axis_indices(bound: "Bound", access: Access) -> tuple[AxisIndex, ...] | None:
     """``access``'s offset as one index per dimension of the host tensor its pointer receives,
-    or None when the tensor's shape, a stride's dimension or a monomial's place is unknown."""
+    or None when the tensor's shape, a stride's dimension or a monomial's place is unknown. An
+    offset that carries no stride into a tensor of two or more dimensions is a flat index: one
+    index over the element count of a contiguous tensor (None for another)."""
     if access.pointer is None or access.offset is None:
         return None
     tensor = bound.tensors.get(access.pointer)
@@ -105,6 +108,13 @@ def axis_indices(bound: "Bound", access: Access) -> tuple[AxisIndex, ...] | None
         else:
             rest[monomial] = rest.get(monomial, 0) + coefficient
     last = rank - 1
+    if rank > 1 and not parts:
+        # no stride anywhere: a flat index over the whole tensor (`x + offs` with `offs < M * N`),
+        # one dimension of its element count where its strides are the contiguous ones
+        numel = tensor.numel()
+        if not tensor.contiguous or numel is None or any(_scaled(m) for m in rest):
+            return None
+        shape, rank, last = (numel,), 1, 0
     if rest and any(m for m in rest):
         if last in parts:
             return None  # an index with no stride beside a stride for every dimension
@@ -349,7 +359,7 @@ def _block_over(bound: "Bound", past: AxisPast) -> int | None:
 
 def _kernel_asserts_multiple(ctx: "FileContext", kernel: "Kernel") -> bool:
     """A ``tl.static_assert``/``tl.device_assert`` of the kernel tests a size with ``%``."""
-    for node in ast.walk(kernel.node):
+    for node in subtree(kernel.node):
         if isinstance(node, ast.Call) and node.args and ctx.call_name(node) in _ASSERTS:
             if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(node.args[0])):
                 return True

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import Access, kernel_index
 from kernelint.model.index.launch import Bound, bind, launch_sites
+from kernelint.model.index.symexpr import Poly
 from kernelint.model.project import shapes
 from kernelint.model.core.walk import subtree
 
@@ -49,6 +50,10 @@ class PastTheEnd:
     #: The access is masked, but its mask lets the address pass the end by ``excess``
     #: (``tl.load(x + offs + 1, mask=offs < n)``).
     mask_short: bool = False
+    #: For such an access whose mask compares the address itself with a bound past the end
+    #: (``tl.store(out + offs, v, mask=offs < n + 1)``): that bound, as text; None when the
+    #: address adds to what the mask compares.
+    mask_bound: str | None = None
 
 
 def past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[PastTheEnd]:
@@ -71,8 +76,8 @@ def past_the_end(ctx: "FileContext", kernel: "Kernel") -> list[PastTheEnd]:
             if result is not None:
                 twin = next((a for a in index.accesses if a.masked and a.offset is access.offset
                              and a.node is not access.node), None)
-                found.append(PastTheEnd(access, *result, masked_twin=None if access.masked else twin,
-                                        mask_short=access.masked))
+                found.append(PastTheEnd(access, *result[:5], masked_twin=None if access.masked else twin,
+                                        mask_short=access.masked, mask_bound=result[5] if access.masked else None))
                 break
     return found
 
@@ -106,12 +111,25 @@ def _past_the_mask(bound: Bound, access: Access):
     facts = tuple(bound.host(f) for f in access.mask)
     if bound.symbols.implied(excess, facts):
         return None
-    allowed = [d.constant for d in (sx.add(excess, f, -1) for f in facts) if d.is_const and d.constant > 0]
+    allowed = [(d.constant, f) for d, f in ((sx.add(excess, f, -1), f) for f in facts) if d.is_const and d.constant > 0]
     if not allowed:
         return None
+    least, fact = min(allowed, key=lambda item: item[0])
     argument = bound.site.launch.bound_arguments().get(access.pointer)
     return (ast.unparse(argument) if argument is not None else access.pointer, shapes.render(extent),
-            min(allowed), None, bound.site.where)
+            least, None, bound.site.where, _bound_past_the_end(bound.host(access.offset), fact))
+
+
+def _bound_past_the_end(offset: Poly, fact: Poly) -> str | None:
+    """The bound ``L`` of a mask fact ``index - L + 1 <= 0`` whose index is the address itself
+    (``offs < n + 1`` on ``x + offs``), as text; None when the address adds a constant to the
+    index the mask compares (``offs < n`` on ``x + offs + 1``). The constant of the fact is read as
+    part of the bound."""
+    moving = {n for n in offset.symbols() if not n.startswith("h:")}
+    index = sx.from_table({m: c for m, c in fact.terms if set(m) & moving})
+    if sx.add(offset, index, -1) is not sx.ZERO:
+        return None
+    return shapes.render(sx.add(sx.add(index, sx.ONE), fact, -1))
 
 
 def _tail(bound: Bound) -> tuple[str, int] | None:
