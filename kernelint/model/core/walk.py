@@ -101,9 +101,72 @@ def subtree(node: ast.AST) -> tuple[ast.AST, ...] | Iterable[ast.AST]:
         return ast.walk(node)
     found = node.__dict__.get(_SUBTREE)
     if found is None:
-        found = tuple(ast.walk(node))
+        found = _breadth_first(node)
         setattr(node, _SUBTREE, found)
     return found
+
+
+def _breadth_first(root: ast.AST) -> tuple[ast.AST, ...]:
+    """``tuple(ast.walk(root))``, the same nodes in the same order (breadth first, each node's
+    children in field order, the shared singletons included), reading the fields directly as
+    ``index_tree`` does instead of through ``ast.walk``'s generators."""
+    found = [root]
+    append, extend = found.append, found.extend
+    fields = _CHILD_FIELDS
+    position = 0
+    while position < len(found):
+        node = found[position]
+        position += 1
+        cls = node.__class__
+        order = fields.get(cls)
+        if order is None:
+            order = _child_fields(cls)
+        for name, many in order:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if many:
+                extend(value if many is _NEVER_NONE else [child for child in value if child is not None])
+            else:
+                append(value)
+    return tuple(found)
+
+
+_NEVER_NONE, _MAY_HOLD_NONE = 1, 2
+#: The list fields CPython fills with None for an absent item: ``{**mapping}``'s key and a
+#: keyword-only parameter without a default.
+_LISTS_WITH_NONE = frozenset({(ast.Dict, "keys"), (ast.arguments, "kw_defaults")})
+#: Per node class, its child-bearing fields in declaration order: (name, 0 for one node or
+#: _NEVER_NONE / _MAY_HOLD_NONE for a list).
+_CHILD_FIELDS: dict[type, tuple[tuple[str, int], ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[tuple[str, int], ...]:
+    declared: dict[str, str] = {}
+    match = _SIGNATURE.match((cls.__doc__ or "").strip())
+    if match:
+        for part in match.group(1).split(","):
+            words = part.split()
+            if len(words) == 2:
+                declared[words[1]] = words[0]
+    order = []
+    for name in cls._fields:
+        kind = declared.get(name)
+        if kind is None:
+            return _fallback_fields(cls)  # a field the signature does not declare: test each value
+        if kind.rstrip("?*") in _SCALAR_TYPES:
+            continue
+        many = 0 if not kind.endswith("*") else _MAY_HOLD_NONE if (cls, name) in _LISTS_WITH_NONE else _NEVER_NONE
+        order.append((name, many))
+    _CHILD_FIELDS[cls] = order = tuple(order)
+    return order
+
+
+def _fallback_fields(cls: type) -> tuple[tuple[str, int], ...]:
+    """Every field, each list filtered: only for a node class whose signature is unreadable."""
+    order = tuple((name, _MAY_HOLD_NONE) for name in cls._fields)
+    _CHILD_FIELDS[cls] = order
+    return order
 
 
 def children(node: ast.AST) -> tuple[ast.AST, ...]:
@@ -111,7 +174,17 @@ def children(node: ast.AST) -> tuple[ast.AST, ...]:
     the same expressions many times per kernel."""
     found = node.__dict__.get(_CHILDREN)
     if found is None:
-        found = tuple(ast.iter_child_nodes(node))
+        order = _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__)
+        found = []
+        for name, many in order:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if many:
+                found.extend(value if many is _NEVER_NONE else [child for child in value if child is not None])
+            else:
+                found.append(value)
+        found = tuple(found)
         setattr(node, _CHILDREN, found)
     return found
 
