@@ -101,7 +101,10 @@ its controls record the tensors on GPU 0, peer access enabled first, and a proce
 touched GPU 0 (torch then keeps 0 as its current device without making GPU 0's context current,
 so where the launch lands is what that case shows). The bad and good kernels were checked on the
 CPU under `TRITON_INTERPRET=1` (both exact). The rule is info and off by default until the
-two-GPU run.
+two-GPU run, one call on a two-GPU machine (`nvidia-h200-x2`, torch and Triton are there):
+`python3 -m pip install -q --no-deps --no-build-isolation . && python3 -m kernelint prove KL147
+--json "$OUT/kl147.json" --evidence-dir "$OUT/evidence" > "$OUT/kl147.log" 2>&1`; the record then
+goes to `reference_kernels/evidence/` and the JSON and log to `reference_kernels/evidence/runs/`.
 
 Over the corpus (`benchmarks/kl147_census.py`): 1,764 Triton launches in 665 files (853 of them in
 vendor-backend files, skipped); 309 launches sit under a device guard in their own function; 73
