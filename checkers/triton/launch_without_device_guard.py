@@ -63,11 +63,16 @@ cannot be accessed from Triton (cpu tensor?)` (triton #2441, #2925, #5205; KIVI 
 between the two GPUs is enabled the check passes instead, and the kernel runs on the current GPU
 reading the other one's memory, on a stream not ordered after the work that wrote it.
 
-Triton 1.0 (2021) took the device from the first tensor argument (`torch.cuda.set_device(
-device.index)` in `code_gen.py`'s `Kernel.__call__`, visible in triton #174's traceback); by late
-2021 `code_gen.py` asked `torch.cuda.current_device()` instead, and every 2.x and 3.x release read
-for this rule does the same (3.6.0's `runtime/jit.py` and `backends/nvidia/driver.c`, 3.9.0's
-the same lines). An open pull request (triton #9707) would add a `device=` launch parameter.
+Read for this rule: Triton 3.6.0 (the wheel: `runtime/jit.py` `JITFunction.run`, and the
+pointer check in the launcher source `backends/nvidia/driver.py` generates) and 3.9.0 (installed
+here: the same `run`, the check moved to `backends/nvidia/driver.c`). The 2.x releases were not
+read; the threads show the same failure on 2.1.0 (#2925) and on 3.x (#5205's traceback through
+`jit.py`'s `kernel.run`). Triton 1.0 appears to have taken the device from a tensor argument
+(triton #174's traceback ends in `torch.cuda.set_device(device.index)` in `code_gen.py`'s
+`Kernel.__call__`, with "Expected a torch.device with a specified index" for a CPU tensor);
+`code_gen.py` as stored at triton-lang/triton commit 020c209 (1.x) asks
+`torch.cuda.current_device()` instead. An open pull request (triton #9707) would add a `device=`
+launch parameter.
 
 ## Example
 ```python
