@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in files:
         gc.disable()
         source = timed("read + decode", lambda p: engine.decode(Path(p).read_bytes()), path)
-        if timed("pre-filter", engine.might_hold_kernels, source):
+        if timed("pre-filter", engine.might_import_a_dsl, source):
             try:
                 tree = timed("ast.parse", ast.parse, source)
             except SyntaxError:

@@ -10,7 +10,7 @@ from typing import Iterable
 from kernelint.findings import Fact, Finding, Severity, Site
 from kernelint.grouping import group_by_cause
 from kernelint.model import FileContext
-from kernelint.model.dsl import SOURCE_MARKERS, import_roots
+from kernelint.model.dsl import DSLS, SOURCE_MARKERS, import_roots
 from kernelint.model.core.names import ImportTable
 from kernelint.model.project import modules as parsed_modules
 from kernelint.model.project.index import imported_elsewhere
@@ -25,6 +25,14 @@ UNUSED_SUPPRESSION = "KL003"
 _TOOL_CODES = {SYNTAX_ERROR, INTERNAL_ERROR, UNUSED_SUPPRESSION}
 
 _NOQA_KL = re.compile(r"noqa:[^\n]*kl")
+#: An ``import`` or ``from`` statement that may name a DSL's top-level package (at a line start
+#: or after ``;`` / ``:``, as in ``try: import triton``), or one continued with a backslash. A
+#: superset of what ``ImportTable.imports_any`` finds, read from the text before any parse.
+_DSL_IMPORT = re.compile(
+    r"(?:^|[;:])[ \t]*(?:import|from)\b(?:[^\n]*?\b(?:%s)\b|[^\n]*\\\r?$)"
+    % "|".join(sorted({root.split(".")[0] for m in DSLS.values() for root in m.IMPORT_ROOTS})),
+    re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,13 @@ class Options:
 def might_hold_kernels(source: str) -> bool:
     """False when the text names no DSL at all, so it cannot define or launch a kernel."""
     return any(marker in source for marker in SOURCE_MARKERS)
+
+
+def might_import_a_dsl(source: str) -> bool:
+    """False when no import statement in the text can name a DSL: every rule then skips the
+    file (``_applicable``), so it need not be parsed. Most files that mention ``triton`` in a
+    comment or a string only are dropped here."""
+    return might_hold_kernels(source) and _DSL_IMPORT.search(source) is not None
 
 
 def might_launch_imported_kernels(source: str) -> bool:
@@ -111,7 +126,7 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
     already parsed ``source`` with ``ast`` (flake8) passes its ``tree`` to save the second parse.
     ``reads``, when given, receives the facts from other files the findings depend on (the
     cache keeps them: ``model/project/view.py``)."""
-    if not might_hold_kernels(source) and not _may_name_our_rules(source) \
+    if not might_import_a_dsl(source) and not _may_name_our_rules(source) \
             and not might_launch_imported_kernels(source):
         return []
     if tree is None:
