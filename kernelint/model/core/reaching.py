@@ -29,6 +29,15 @@ def _reaching_definitions(ctx: "FileContext", use: ast.Name) -> list[Definition]
     definitions = ctx.definitions(use.id, use)
     if not definitions or ctx.scope_of(definitions[0].node) is not ctx.scope_of(use):
         return definitions
+    if any(isinstance(parent(d.node), ast.comprehension) for d in definitions):
+        # A comprehension's variable is its own: it reaches uses inside it and nothing after it.
+        inner = _comprehension_binding(definitions, use)
+        if inner is not None:
+            return [inner]
+        definitions = [d for d in definitions if not isinstance(parent(d.node), ast.comprehension)]
+        if not definitions:
+            scope = ctx.scope_of(use)
+            return [] if scope is ctx.tree else ctx.definitions(use.id, scope)
     loops = ctx.loops_of(use)
     before, carried, reaching = [], [], []
     for definition in definitions:
@@ -72,6 +81,34 @@ def walk_value(ctx: "FileContext", expr: ast.AST, descend, max_depth: int, seen:
                     stack.append((value, depth + 1))
         elif not isinstance(node, ast.Lambda):
             stack.extend((child, depth) for child in children(node))
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
+
+
+def _comprehension_binding(definitions: list[Definition], use: ast.AST) -> Definition | None:
+    """The binding of the innermost comprehension around ``use`` whose variable it reads: in
+    ``[e for t0 in i0 if c0 for t1 in i1 if c1]`` the element and ``c1`` see ``t1`` then ``t0``,
+    ``i1`` and ``c0`` see ``t0``, and ``i0`` is read in the enclosing scope."""
+    child = use
+    for ancestor in ancestors(use):
+        if isinstance(ancestor, _SCOPES):
+            return None
+        if isinstance(ancestor, _COMPREHENSIONS):
+            generators = ancestor.generators
+            at = next((i for i, g in enumerate(generators) if g is child), None)
+            if at is None:  # the element (or a dict comprehension's key or value)
+                visible = len(generators)
+            else:
+                iterable = generators[at].iter
+                visible = at if use is iterable or _contains(iterable, use) else at + 1
+            for generator in reversed(generators[:visible]):
+                found = next((d for d in definitions if d.node is generator.target), None)
+                if found is not None:
+                    return found
+        child = ancestor
+    return None
 
 
 def _position(node: ast.AST) -> tuple[int, int]:

@@ -147,10 +147,6 @@ class _Follow(ValueFollower):
 
     def _name(self, ctx: "FileContext", name: ast.Name, frames: int, evaluate=None) -> DTypes:
         evaluate = evaluate or self.of
-        comprehension_target = _comprehension_binding(ctx, name)
-        if comprehension_target is not None:
-            iterated = _iterated(ctx, comprehension_target, name.id)
-            return evaluate(ctx, iterated, frames) if iterated is not None else _unknown()
         definitions = reaching_definitions(ctx, name)
         if not definitions:
             return _unknown()
@@ -409,29 +405,7 @@ def _iterated(ctx: "FileContext", binding: ast.AST, name: str) -> ast.expr | Non
     return None
 
 
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _LIST_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp)
-
-
-def _comprehension_binding(ctx: "FileContext", name: ast.Name) -> ast.expr | None:
-    """The target of the innermost comprehension around ``name`` that binds it (the use reads
-    that comprehension's variable, whatever the enclosing function binds to the same name)."""
-    child = name
-    for ancestor in ctx.ancestors(name):
-        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
-            return None
-        if isinstance(ancestor, _COMPREHENSIONS):
-            generators = ancestor.generators
-            for index in range(len(generators) - 1, -1, -1):
-                generator = generators[index]
-                if index == 0 and child is generator:
-                    # the first iterable is read in the enclosing scope
-                    if any(n is name for n in ast.walk(generator.iter)):
-                        break
-                if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(generator.target)):
-                    return generator.target
-        child = ancestor
-    return None
 
 
 def _element_source(ctx: "FileContext", target: ast.expr, iterable: ast.expr, name: str) -> ast.expr | None:
