@@ -14,8 +14,8 @@ import ast
 from typing import TYPE_CHECKING
 
 from kernelint.model.dsl import triton
+from kernelint.model.core.memo import remembered
 from kernelint.model.core.reaching import reaching_definitions
-from kernelint.model.core.walk import subtree
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -89,8 +89,7 @@ def first_arithmetic_use(ctx: "FileContext", kernel: "Kernel", param: ast.arg) -
     """The first arithmetic operation (``+ - * / **``) in ``kernel`` with ``param`` as it arrives
     as an operand; None when the kernel converts it anywhere (``param.to(...)``,
     ``tl.cast(param, ...)``: the explicit form) or never does arithmetic with it."""
-    uses = [n for n in subtree(kernel.node) if isinstance(n, ast.Name) and n.id == param.arg
-            and isinstance(n.ctx, ast.Load) and _from_parameter(ctx, n, param)]
+    uses = [n for n in _loads_by_name(ctx, kernel).get(param.arg, ()) if _from_parameter(ctx, n, param)]
     found = None
     for use in uses:
         parent = ctx.parent(use)
@@ -102,6 +101,21 @@ def first_arithmetic_use(ctx: "FileContext", kernel: "Kernel", param: ast.arg) -
             if found is None or (parent.lineno, parent.col_offset) < (found.lineno, found.col_offset):
                 found = parent
     return found
+
+
+def _loads_by_name(ctx: "FileContext", kernel: "Kernel") -> dict[str, list[ast.Name]]:
+    """The loads of each name in ``kernel``'s own body, from the file model's names grouped by
+    function (no walk of the kernel), however many of its parameters are asked about. A name in
+    a function nested in the kernel reads that function's binding, not the parameter's (Triton
+    compiles no nested ``def`` or ``lambda`` in a kernel anyway)."""
+    def loads() -> dict[str, list[ast.Name]]:
+        found: dict[str, list[ast.Name]] = {}
+        for node in ctx.nodes_in(kernel.node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                found.setdefault(node.id, []).append(node)
+        return found
+
+    return remembered(ctx, "kernel_loads_by_name", kernel.node, loads)
 
 
 def _from_parameter(ctx: "FileContext", use: ast.Name, param: ast.arg) -> bool:
