@@ -33,8 +33,11 @@ class GridAxisOver65535(Rule):
 ## What it does
 Flags a launch whose grid puts, on axis 1 or 2, a size that grows with the input without a
 bound: a product of sizes read from the input tensors where one of them is per call (`B * H`
-with `B, T, H, K = q.shape`, `N * HV` with `N = len(cu_seqlens) - 1`, `batch * nchunks`), or a
-value read from the data (`lengths.max().item()`). One launch-grid model serves Triton
+with `B, T, H, K = q.shape`, `N * HV` with `N = len(cu_seqlens) - 1`, `batch * nchunks`), the
+rows of a tensor flattened to its last dimension (`x_2d = x.view(-1, x.shape[-1]); M, N =
+x_2d.shape`, `*batch, N = x.shape; M = x.numel() // N`: every leading dimension multiplied, a
+token count, one program per row), or a value read from the data (`lengths.max().item()`). One
+launch-grid model serves Triton
 (`kernel[grid](...)`), cuTile (`ct.launch(stream, grid, kernel, args)`) and CuTe DSL
 (`kernel(...).launch(grid=[...])`): the grid is read as a tuple, a name bound to one, a
 `lambda META: (...)` or a grid function, and each axis becomes a symbolic host size
@@ -46,7 +49,10 @@ It stays silent on axis 0 (its limit is 2^31 - 1; on the corpus every grid that 
 was one program per index or row), on products of model dimensions and their tile counts
 (`NK * NV`, `cdiv(out_h, BH) * cdiv(out_w, BW)`: no per-call size), on products with a single
 runtime size (`NT * NC` with a constant `NC`), on one size divided by a tile
-(`triton.cdiv(B * T, 128)`), on values the host caps (`min(B * H, 65535)`), on host parameters
+(`triton.cdiv(B * T, 128)`, `triton.cdiv(M, 128)` of flattened rows), on a single dimension read
+alone (`B`, `T`, `H` from `q.shape`: nothing in the code tells a sequence length or token count
+from a batch size or a head count, and most such axes on the corpus are batches or heads), on
+values the host caps (`min(B * H, 65535)`), on host parameters
 whose callers cannot be read, and when the launching function compares anything with 65535 or
 65536 (a host-side check or split).
 
@@ -131,7 +137,7 @@ def _cause(ctx, found: grid.Breach) -> str:
     reads `B, H` and calls launchers in two modules): the decision to flatten it onto axis 0 is
     one. Sizes read in different files are different causes, so two modules that each read
     their own `B * H` stay two findings."""
-    kind = "read from the data" if found.data_dependent else "input sizes"
+    kind = "read from the data" if found.data_dependent else ("flattened rows" if found.rows else "input sizes")
     what = f"axis {'0' if found.axis == 0 else '1/2'}, {kind}: {' × '.join(sorted(found.factors))}"
     files = sorted({ctx.project.display_path(where.rpartition(":")[0]) for _, where in found.sources})
     return project_cause(", ".join(files), what) if files and all(files) else what
@@ -140,7 +146,9 @@ def _cause(ctx, found: grid.Breach) -> str:
 def _message(launch, axis, found: grid.Breach) -> str:
     entry = short(axis.node)
     kernel = launch.kernel.name
-    where = "read from the data" if found.data_dependent else "a product of input sizes"
+    where = "read from the data" if found.data_dependent else (
+        "the rows of a tensor flattened to its last dimension (every leading dimension multiplied: "
+        "batch × sequence, a token count)" if found.rows else "a product of input sizes")
     return (f"grid axis {axis.axis} of `{kernel}` is `{entry}`, {where}: the launch fails when "
             f"{found.condition()} (CUDA refuses axes 1 and 2 past 65,535, 'invalid argument'); "
             f"put it on axis 0")

@@ -8,7 +8,8 @@ function returning one), ``ct.launch(stream, grid, kernel, args)`` (cuTile) or
 
 An axis *can pass* its limit when its size grows with the input without a bound
 (``project/shapes.py``): on axis 1 or 2, a product with a per-call size (``B * H``,
-``batch * cdiv(T, BT)``, ``len(cu_seqlens) - 1`` times heads) or any value read from the data
+``batch * cdiv(T, BT)``, ``len(cu_seqlens) - 1`` times heads), the rows of a tensor flattened to its last dimension
+(``x.view(-1, N).shape[0]``: batch × sequence) or any value read from the data
 (``lengths.max().item()``); on axis 0, nothing is reported (see ``breach``). Sizes bounded by a constant (``min(B * H, 65535)``),
 tile counts of model dimensions (``cdiv(K, BK) * cdiv(V, BV)``) and opaque host parameters do not
 count.
@@ -20,6 +21,7 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.project import shapes
 from kernelint.model.core.reaching import value_at
@@ -53,6 +55,9 @@ class Breach:
     sources: tuple[tuple[str, str], ...] = ()
     #: The term of the axis size that passes the limit, as text (``B × H``).
     term: str = ""
+    #: The term is (a tile count of) the rows of a tensor flattened to its last dimension
+    #: (``x.view(-1, N)``: every leading dimension multiplied, batch × sequence).
+    rows: bool = False
 
     def condition(self) -> str:
         """``B × H > 65,535``."""
@@ -111,7 +116,7 @@ def breach(axis: GridAxis) -> Breach | None:
     if axis.size is None or axis.axis > 2:
         return None
     limit = AXIS_LIMITS[axis.axis]
-    for term, groups in _terms_and_groups(axis.size):
+    for term, groups, monomial in _terms_and_groups(axis.size):
         runtime = [[n for n in group if shapes.growth(n) in _RUNTIME] for group in groups]
         runtime = [group for group in runtime if group]
         names = [n for group in runtime for n in group]
@@ -125,16 +130,36 @@ def breach(axis: GridAxis) -> Breach | None:
             return Breach(axis.axis, limit, labels, data_dependent=True, sources=sources, term=term)
         if len(runtime) >= 2 and any(shapes.growth(n) in _PER_CALL for n in names):
             return Breach(axis.axis, limit, labels, sources=sources, term=term)
+        if len(runtime) == 1 and any(_flattened_rows(n) for n in monomial):
+            return Breach(axis.axis, limit, labels, sources=sources, term=term, rows=True)
     return None
 
 
+def _flattened_rows(name: str) -> bool:
+    """``name`` is the row count of a tensor flattened to rows of its last dimension,
+    ``x.numel() // x.shape[-1]`` (``x.view(-1, N)``, ``x.reshape(-1, x.shape[-1])`` with ``N`` read
+    as the last dimension, ``*batch, N = x.shape``): one program per row. The code flattens every
+    leading dimension, so the count is a token count (batch × sequence), not a batch size; a lone
+    ``x.shape[0]`` is not told from a batch and is not taken, nor is a tile count of the rows
+    (``cdiv(rows, 128)`` passes 65,535 only past 8 million rows)."""
+    atom = sx.atom_of(name)
+    if atom is None or atom.op != "floordiv":
+        return False
+    numerator, divisor = atom.args
+    if divisor.is_const or len(numerator.terms) != 1 or len(numerator.terms[0][0]) != 1:
+        return False
+    count = numerator.terms[0][0][0]
+    return shapes.growth(count) == shapes.DATA and shapes.label(count).endswith(".numel()") \
+        and bool(divisor.symbols()) and all(shapes.is_last_dimension(n) for n in divisor.symbols())
+
+
 def _terms_and_groups(size: Poly):
-    """(text of the monomial, its factor groups) for each way ``size`` grows."""
+    """(text of the monomial, its factor groups, the monomial) for each way ``size`` grows."""
     from kernelint.model.index.symexpr import from_table
 
     found = []
     for monomial, coefficient in size.terms:
         term = from_table({monomial: abs(coefficient)})
         for groups in shapes.factor_groups(term):
-            found.append((shapes.render(term), groups))
+            found.append((shapes.render(term), groups, monomial))
     return found
