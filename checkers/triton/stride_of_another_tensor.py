@@ -30,15 +30,16 @@ passed for a stride parameter that the kernel multiplies into the address of a p
 whose launch argument is another tensor `p`, when the host facts give both tensors' strides and
 `q.stride(i)` differs from `p.stride(i)` for every size past 1: `p` is `q.t()` or `q.transpose(...)`
 (strides `(1, N)` against `(N, 1)`), `p` has another width (an output of `N - 1` columns addressed
-with the input's row stride `N`), `p` is a stepped or partial slice (`q[:, ::2]`: column stride 2).
+with the input's row stride `N`), `p` is a stepped slice (`q[:, ::2]`: column stride 2).
 The parameter is taken to stride dimension `i` of `p`, as it strides dimension `i` of `q`
 (`kernelint/model/index/strides.py`).
 
 It stays silent when either tensor's strides are not known (a wrapper's tensor parameter that is
-not made `.contiguous()` or allocated in view: unknown stays quiet), when the strides are equal
+neither made `.contiguous()` nor allocated where the host facts read it: unknown stays quiet), when the strides are equal
 (`out = torch.empty_like(x)` of a contiguous `x`, a piece of `xy.chunk(2, -1)` that keeps `xy`'s
-strides), when they may be equal for some sizes (`M` against `N`), when `p` and `q` differ in rank
-(a flat buffer addressed as rows on purpose), on a dimension of size 1, and when the launch gives
+strides; a step-1 slice `q[:, :k]` keeps `q`'s strides too), when they may be equal for some
+sizes (`M` against `N`), when `p` and `q` differ in rank (a flat buffer addressed as rows on
+purpose; `p = q[:, 0]`, a slice that drops an axis, is not compared for the same reason), on a dimension of size 1, and when the launch gives
 `q`'s strides to `p`'s parameters in another order than the kernel lists them
 (`q.stride(1), q.stride(0)` for `q.t()`: a mapping the author chose).
 
