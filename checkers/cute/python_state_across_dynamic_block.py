@@ -10,8 +10,8 @@ from kernelint.model.cute.blocks import (
     GROWING_METHODS,
     SHRINKING_METHODS,
     container_made_by,
+    bindings_in_dynamic_blocks,
     dynamic_blocks_around,
-    names_bound_in_dynamic_blocks,
 )
 from kernelint.model.dsl import cute
 from kernelint.model.dsl.versioning import parse_version
@@ -120,7 +120,7 @@ or bind names before the block and keep run-time values in `cutlass.Int32` / reg
     @staticmethod
     def _escaping_names(ctx, function, if_traced):
         reported: set[tuple[str, int]] = set()
-        inside = names_bound_in_dynamic_blocks(ctx, function, if_traced)
+        inside = bindings_in_dynamic_blocks(ctx, function, if_traced)
         if not inside:
             return
         blocks_of: dict[int, list[ast.AST]] = {}  # a binding reaches many reads
@@ -134,11 +134,13 @@ or bind names before the block and keep run-time values in `cutlass.Int32` / reg
         for node in ctx.nodes_in(function, ast.Name):
             if node.id not in inside or not isinstance(node.ctx, ast.Load):
                 continue
+            around_read = {id(b) for b in blocks_around(node)}
+            if all(id(b) in around_read for binding in inside[node.id] for b in blocks_around(binding)):
+                continue  # every binding in a run-time block is in one around this read too
             definitions = reaching_definitions(ctx, node)
             if not definitions or any(d.kind not in _BINDINGS or ctx.function_of(d.node) is not function
                                       for d in definitions):
                 continue
-            around_read = {id(b) for b in blocks_around(node)}
             outer_blocks = []
             for definition in definitions:
                 outside = [b for b in blocks_around(definition.node) if id(b) not in around_read]

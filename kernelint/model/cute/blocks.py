@@ -53,12 +53,12 @@ def dynamic_blocks_around(ctx: "FileContext", node: ast.AST, function: ast.AST, 
     return found
 
 
-def names_bound_in_dynamic_blocks(ctx: "FileContext", function: ast.AST, if_traced: bool = True) -> set[str]:
-    """Names bound anywhere in the body of a run-time block of ``function``: only a read of one
-    of these can find all its bindings inside blocks, so a rule need not ask reaching
-    definitions about any other name. One pass over the kept node list; whether a node sits in
-    a run-time body is decided once per node on the way up."""
-    names: set[str] = set()
+def bindings_in_dynamic_blocks(ctx: "FileContext", function: ast.AST, if_traced: bool = True) -> dict[str, list[ast.AST]]:
+    """Each name bound in the body of a run-time block of ``function``, with the nodes that bind
+    it there (in ``ast.walk`` order): only a read of one of these names can find all its
+    bindings inside blocks, so a rule need not ask reaching definitions about any other. One pass over the kept node list; whether a node sits in a
+    run-time body is decided once per node on the way up."""
+    bound: dict[str, list[ast.AST]] = {}
     inside: dict[int, bool] = {id(function): False}
 
     def in_dynamic_body(node: ast.AST) -> bool:
@@ -82,18 +82,18 @@ def names_bound_in_dynamic_blocks(ctx: "FileContext", function: ast.AST, if_trac
     for node in subtree(function):
         cls = node.__class__
         if cls is name_class:  # most bindings, and most nodes are not: tested inline
-            if node.ctx.__class__ is load or node.id in names:
+            if node.ctx.__class__ is load:
                 continue
             name = node.id
         elif cls in _OTHER_BINDERS and node is not function:
             name = _bound_name(node)
-            if name is None or name in names:
+            if name is None:
                 continue
         else:
             continue
         if in_dynamic_body(node):
-            names.add(name)
-    return names
+            bound.setdefault(name, []).append(node)
+    return bound
 
 
 #: Nodes other than ``ast.Name`` that bind a name.
