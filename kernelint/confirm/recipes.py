@@ -112,6 +112,8 @@ DECLARED: dict[str, str | NoRecipe] = {
     "KL142": _MASKS,
     # a mask longer than the tensor lets the last lanes past its end: the guard after it shows it
     "KL143": _MASKS,
+    "KL144": NoRecipe("another tensor's stride addresses the wrong elements on every input whose "
+                      "layouts differ; judging it needs a torch reference of the op (" + _NOT_YET + ")"),
     "KL145": NoRecipe("a store-then-load race inside one program shows intermittently, not by input"),
     "KL139": NoRecipe("TF32 products drift from fp32 on every input: needs an fp64 reference of the op "
                       "(" + _NOT_YET + ")"),
