@@ -182,7 +182,7 @@ def machine(record: dict) -> str:
             parts.append(f"compute capability {env['compute_capability']}")
         if env.get("driver"):
             parts.append(f"driver {env['driver']}")
-    parts += [f"{key.replace('_', '-')} {env[key]}" for key in ("torch", "triton", "cutlass_dsl", "python")
+    parts += [f"{key.replace('_', '-')} {env[key]}" for key in ("torch", "triton", "cutlass_dsl", "cuda_tile", "python")
               if env.get(key)]
     return ", ".join(parts)
 
