@@ -71,9 +71,10 @@ def int32_overflows(ctx: "FileContext", kernel: "Kernel") -> list[Overflow]:
     index = kernel_index(ctx, kernel)
     bounds = [bind(index, site) for site in sites]
     found: list[Overflow] = []
+    sized: dict = {}
     for product in products:
         pointers = _pointers_fed(ctx, index, product.product)
-        overflow = _first_overflow(index, bounds, product, pointers)
+        overflow = _first_overflow(index, bounds, product, pointers, sized)
         if overflow is not None:
             found.append(overflow)
     return found
@@ -106,33 +107,47 @@ def _address_nodes(ctx: "FileContext", index) -> list[tuple[str, set[int]]]:
     return found
 
 
-def _first_overflow(index, bounds, product: intwidth.WideningProduct, pointers: list[str]) -> Overflow | None:
+def _first_overflow(index, bounds, product: intwidth.WideningProduct, pointers: list[str],
+                    sized: dict) -> Overflow | None:
     value = index.value(product.product)
     if value is None:
         return None
     for bound in bounds:
-        for pointer in pointers:
-            tensor = bound.tensors.get(pointer)
-            numel = tensor.numel() if tensor is not None else None
-            if numel is None or len(tensor.shape) == 3 or not _activation_sized(tensor, numel):
-                continue  # a rank-3 shape is (tokens, heads, head_dim) or (batch, seq, heads): unknown
-            host = bound.host(value)
-            reach = bound.symbols.upper(host)
-            # an index loaded from memory (a token offset) has no bound here: it spans the tensor
-            loaded = any(name.startswith("loaded:") for name in (reach or value).symbols())
-            if loaded:
-                reach = None
-            elif reach is None or not _grows_with_data(reach, 2) or bound.symbols.interval(reach)[1] < LIMIT:
-                continue
-            condition = _leading_term(reach) if reach is not None else None
-            if condition is None or ".stride(" in condition:
-                condition = shapes.render(_whole_rows(numel))
-            argument = bound.site.launch.bound_arguments().get(pointer)
-            return Overflow(product, pointer, ast.unparse(argument) if argument is not None else pointer,
-                            "(" + ", ".join(_dimension_text(d) for d in tensor.shape) + ")",
-                            shapes.render(numel), shapes.render(reach) if reach is not None else None,
-                            bound.site.where, max(len(g) for g in shapes.factor_groups(numel)), condition)
+        fed = [(pointer, found) for pointer in pointers
+               for found in [_activation_tensor(bound, pointer, sized)] if found is not None]
+        if not fed:
+            continue
+        host = bound.host(value)
+        reach = bound.symbols.upper(host)
+        # an index loaded from memory (a token offset) has no bound here: it spans the tensor
+        loaded = any(name.startswith("loaded:") for name in (reach or value).symbols())
+        if loaded:
+            reach = None
+        elif reach is None or not _grows_with_data(reach, 2) or bound.symbols.interval(reach)[1] < LIMIT:
+            continue
+        pointer, (tensor, numel) = fed[0]
+        condition = _leading_term(reach) if reach is not None else None
+        if condition is None or ".stride(" in condition:
+            condition = shapes.render(_whole_rows(numel))
+        argument = bound.site.launch.bound_arguments().get(pointer)
+        return Overflow(product, pointer, ast.unparse(argument) if argument is not None else pointer,
+                        "(" + ", ".join(_dimension_text(d) for d in tensor.shape) + ")",
+                        shapes.render(numel), shapes.render(reach) if reach is not None else None,
+                        bound.site.where, max(len(g) for g in shapes.factor_groups(numel)), condition)
     return None
+
+
+def _activation_tensor(bound, pointer: str, sized: dict):
+    """``(tensor, numel)`` when the tensor passed for ``pointer`` under ``bound`` grows with the
+    data (``_activation_sized``), else None; kept in ``sized`` for the kernel's other products.
+    A rank-3 shape is (tokens, heads, head_dim) or (batch, seq, heads): unknown, so None."""
+    key = (id(bound), pointer)
+    if key not in sized:
+        tensor = bound.tensors.get(pointer)
+        numel = tensor.numel() if tensor is not None else None
+        usable = numel is not None and len(tensor.shape) != 3 and _activation_sized(tensor, numel)
+        sized[key] = (tensor, numel) if usable else None
+    return sized[key]
 
 
 def _leading_term(poly: Poly) -> str | None:
