@@ -203,18 +203,24 @@ def test_a_mask_by_the_storage_length_passes_a_strided_view_of_it():
     (long,) = long_masks(by_storage, load)
     assert (shapes.render(long.length), shapes.render(long.extent)) == ("x.numel()", "cdiv(x.numel(), 2)")
     assert long_masks(by_view, load) == []  # n // 2 against cdiv(n - 1, 2), the same count: not longer
-    # cdiv(n, 2) - cdiv(n - 1, 2) is 1 for odd n and 0 for even: not decided, silent
-    assert long_masks(by_even, load) == []
+    # cdiv(n, 2) - cdiv(n - 1, 2) is 1 for odd n and 0 for even: longer at some sizes, with a witness
+    (odd,) = long_masks(by_even, load)
+    assert odd.witness is not None and [shapes.label(n) for n in odd.witness[0]] == ["x.numel()"]
+    assert odd.witness[1] == 1 and list(odd.witness[0].values()) == [3]
+    assert long.witness is None
 
 
 def test_the_sign_of_a_size_difference_is_decided_only_where_every_size_past_one_agrees():
     from kernelint.model.index import symexpr as sx
-    from kernelint.model.index.sign import differs, grows_positive
+    from kernelint.model.index.sign import differs, grows_positive, never_negative, positive_at
     n, m, two = sx.sym("h:n"), sx.sym("h:m"), sx.const(2)
     assert grows_positive(n - sx.cdiv(n, two))  # a mask by n on x[::2]: zero at n = 1 only
     assert grows_positive(n - 1) and grows_positive(n * m - m)
     assert not grows_positive(sx.cdiv(n, two) - sx.cdiv(n - 1, two))  # 1 for odd n, 0 for even
     assert not grows_positive(n - m) and not grows_positive(sx.const(0)) and not grows_positive(1 - n)
+    odd = sx.cdiv(n, two) - sx.cdiv(n - 1, two)
+    assert never_negative(odd) and positive_at(odd) == ({"h:n": 3}, 1)
+    assert not never_negative(n - m) and positive_at(sx.cdiv(n + 1, two) - sx.floordiv(n + 2, two)) is None
     assert differs(n, n - 1) and differs(sx.ONE, n) and differs(two, sx.ONE)
     assert not differs(n, m) and not differs(n, n)
 

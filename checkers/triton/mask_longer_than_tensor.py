@@ -41,10 +41,13 @@ host tensor (by the stride each term carries) and compares the mask's bound with
 It stays silent when the bound is the dimension itself or shorter (`x[::2]` masked by
 `x[::2].numel()`, `triton.cdiv(n, 2)`, `(n + 1) // 2` or `n // 2`; a step-1 slice `x[:, 1:]` masked by
 `N - 1`; a `.contiguous()` copy masked by its own width), when the host facts do not relate the two
-lengths (`L` and `bins.shape[0]` read separately: unknown), when the surplus is positive for some
-sizes only (`x[1::2]` masked by `cdiv(n, 2)` reads one element past it for odd `n` only: a known
-miss), when the lanes cannot reach past the dimension, under an `if` or in a `while` loop of the
-kernel, and on a flat offset whose mask is a constant too long (KL136 reports those).
+lengths (`L` and `bins.shape[0]` read separately: unknown), when the bound can be shorter than the
+dimension for some sizes, when the lanes cannot reach past the dimension, under an `if` or in a
+`while` loop of the kernel, and on a flat offset whose mask is a constant too long (KL136 reports
+those). A bound that is never shorter than the dimension and longer at some sizes only is reported
+with one such size: `x[1::2]` (`cdiv(n - 1, 2)` elements) masked by `cdiv(n, 2)`, the length of
+`x[::2]`, reads one element past it for every odd `n` ("1 at x.numel() = 3"); the sizes are found
+by trying each size from 1 to 8 (`kernelint/model/index/sign.py`).
 
 ## Why is this bad?
 The mask looks like a bounds check and is one, for another tensor. The lanes between the
@@ -91,7 +94,7 @@ tl.store(out_ptr + row * stride_om + cols, b - a, mask=cols < N - 1)
                     access.node,
                     f"the mask of `{short(access.node)}` bounds the {name} index `{symbols.render(long.index)}` "
                     f"by {length}, but `{found.argument}` has {extent} {name}s there: the lanes past it {verb} up to "
-                    f"{_excess(long)} {name}(s) beyond the tensor; bound the mask by {extent}",
+                    f"{_excess(long)} {name}(s) beyond the tensor{_when(long)}; bound the mask by {extent}",
                     cause=f"{kernel.name}:{access.pointer}:{long.axis}",
                     facts=(Because(f"launched at {found.where}", None),),
                 )
@@ -106,3 +109,12 @@ def _excess(long) -> str:
     if len(long.extent.terms) > 1:
         extent = f"({extent})"
     return f"{shapes.render(long.length)} - {extent}"
+
+
+def _when(long) -> str:
+    """For a mask longer at some sizes only: one such size and how far it passes there."""
+    if long.witness is None:
+        return ""
+    sizes, value = long.witness
+    at = ", ".join(f"{shapes.label(n)} = {v}" for n, v in sorted(sizes.items(), key=lambda i: shapes.label(i[0])))
+    return f" at some sizes ({value:,} at {at})"

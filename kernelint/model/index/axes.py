@@ -29,7 +29,7 @@ from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import CONST, PARAM, Access, kernel_index
 from kernelint.model.index.carried import carried_index
 from kernelint.model.index.launch import bind, launch_sites
-from kernelint.model.index.sign import grows_positive
+from kernelint.model.index.sign import grows_positive, never_negative, positive_at
 # the guards KL136 honours (an ``if``/``while`` around the access, a host ``%`` test)
 from kernelint.model.index.tails import _checks_divisibility, _unguarded
 from kernelint.model.index.symexpr import Poly
@@ -214,6 +214,9 @@ class LongMask:
     length: Poly
     surplus: Poly
     rank: int
+    #: When the surplus is positive for some sizes only: sizes where it is, and its value there
+    #: (``x[1::2]`` masked by ``cdiv(n, 2)``: 1 at ``n = 1``, at every odd ``n``).
+    witness: tuple[dict[str, int], int] | None = None
 
     def name(self, axis: int) -> str:
         return {self.rank - 1: "column", self.rank - 2: "row"}.get(axis, f"dimension-{axis}") \
@@ -223,8 +226,10 @@ class LongMask:
 def long_masks(bound: "Bound", access: Access, mask: tuple[Poly, ...] | None = None) -> list[LongMask]:
     """The dimensions of a masked access whose mask compares the index with a length longer than
     the dimension for every size (``mask=cols < N`` on a tensor of ``N - 1`` columns: another
-    tensor's length), where the lanes can reach past the dimension. A one-dimensional offset
-    with a constant surplus is left to KL136 (``tails.past_the_end`` reports it)."""
+    tensor's length), or never shorter and longer at some sizes (``offs < cdiv(n, 2)`` on
+    ``x[1::2]``, longer for odd ``n``: ``LongMask.witness`` gives such sizes), where the lanes can
+    reach past the dimension. A one-dimensional offset with a constant surplus is left to KL136
+    (``tails.past_the_end`` reports it)."""
     if not (access.masked and access.mask and access.mask_complete):
         return []
     indices = axis_indices(bound, access)
@@ -244,9 +249,15 @@ def long_masks(bound: "Bound", access: Access, mask: tuple[Poly, ...] | None = N
             if length.symbols() & moving or not fact.symbols() & moving:
                 continue
             surplus = sx.add(length, axis.extent, -1)
-            if not _longer(surplus, bound) or (surplus.is_const and axis.index is access.offset):
+            if surplus.is_const and axis.index is access.offset:
                 continue
-            found.append(LongMask(axis.axis, axis.index, axis.extent, length, surplus, len(indices)))
+            witness = None
+            if not _longer(surplus, bound):
+                # never shorter than the dimension, and longer at some sizes (an odd length)
+                witness = positive_at(surplus) if never_negative(surplus, bound.symbols) else None
+                if witness is None:
+                    continue
+            found.append(LongMask(axis.axis, axis.index, axis.extent, length, surplus, len(indices), witness))
             break
     return found
 
@@ -264,7 +275,8 @@ def _longer(surplus: Poly, bound: "Bound") -> bool:
     (``_positive``), or never negative and growing with the sizes (``sign.grows_positive``):
     ``N - cdiv(N, 2)``, a mask by ``N`` on ``x[::2]``, is zero only at ``N = 1``.
     ``cdiv(N, 2) - cdiv(N - 1, 2)`` (``x[1::2]`` masked by the length of ``x[::2]``: one more
-    element for odd ``N`` only) stays unknown: silent."""
+    element for odd ``N`` only) is not longer for every size: ``long_masks`` then asks for a
+    witness."""
     return _positive(surplus) or grows_positive(surplus, bound.symbols)
 
 

@@ -31,8 +31,8 @@ def odd_gather_kernel(src_ptr, out_ptr, n, stride_src, BLOCK: tl.constexpr):
 def odd_half_kernel(src_ptr, out_ptr, n, stride_src, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     # x[1::2] has n // 2 elements; a mask by cdiv(n, 2) reads one past it when n is odd only:
-    # the sign of cdiv(n, 2) - cdiv(n - 1, 2) is not decided (a known miss)
-    v = tl.load(src_ptr + offs * stride_src, mask=offs < n, other=0.0)  # todo-expect: KL143
+    # never shorter than the view, longer at n = 3
+    v = tl.load(src_ptr + offs * stride_src, mask=offs < n, other=0.0)  # expect: KL143
     tl.store(out_ptr + offs, v, mask=offs < n)  # ok: KL143
 
 
