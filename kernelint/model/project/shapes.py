@@ -603,7 +603,11 @@ class _Follow(ValueFollower):
         if inner is None:
             return None
         if method in _SAME_SHAPE:
-            made = method in ("contiguous", "clone")
+            # clone keeps a dense permuted layout (preserve_format), like *_like: contiguous only
+            # when its source is or when asked to be
+            made = method == "contiguous" or (method == "clone" and _contiguous_format(ctx, call))
+            if method == "clone" and not made and not inner.contiguous:
+                return Tensor(inner.shape, False, where, inner.count)
             return Tensor(inner.shape, inner.contiguous or made, where, inner.count, None if made else inner.strides)
         if method in ("view", "reshape") and call.args:
             sizes = self._sizes(ctx, call, frames)
