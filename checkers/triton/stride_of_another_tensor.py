@@ -69,7 +69,10 @@ that added the rule (2026-12-01; `TRITON_INTERPRET=1 kernelint prove --interpret
 2.13.0+cpu, Triton 3.9.0, run `reference_kernels/evidence/runs/2026-12-01-cpu-issue20-KL144-interpret`).
 The bad kernel's buffer differs from the reference in 6,300 of 6,400 elements (64 × 100, fp32) and
 8,223 of 8,481 (33 × 257, fp16), max abs error 8.04 and 8.43; the good kernel matches exactly. That
-is not an H200 record, so the rule is info and off by default until one reproduces it.
+is not an H200 record, so the rule is info and off by default until one reproduces it. Prepared
+for a GPU, not run: `pip install --no-deps . && python -m kernelint prove KL144 --json
+$OUT/run.json --evidence-dir $OUT/evidence` (the pair's three cases, 8,192 × 1,000 fp16 among
+them; the bad kernel writes only inside its M × N buffer, so it cannot fault).
 
 Corpus (12 repositories, docs/precision.md): no finding. Of 369 (access, stride parameter) pairs
 whose launch argument reads another tensor's stride, 37 had both tensors' strides known, all equal
