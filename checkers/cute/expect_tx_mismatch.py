@@ -108,10 +108,13 @@ cute.arch.mbarrier_wait(bar, 0)
 """
 
     def check(self, node: ast.Call, ctx):
+        armed = expect_tx(ctx, node)
+        pipeline = tma_pipeline_tx_count(ctx, node) if armed is None else None
+        if armed is None and pipeline is None:
+            return  # most calls: decided by the called name alone
         function = ctx.function_of(node)
         if function is None or id(function) not in traced_functions(ctx):
             return
-        armed = expect_tx(ctx, node)
         if armed is not None:
             barrier, count = armed
             key = ast.dump(barrier)
@@ -119,9 +122,6 @@ cute.arch.mbarrier_wait(bar, 0)
             # armed once per copy: the copies sit in exactly the loops the expect_tx sits in
             arming = node
         else:
-            pipeline = tma_pipeline_tx_count(ctx, node)
-            if pipeline is None:
-                return
             name, count = pipeline
             copies = [c for c in self._tma_copies(ctx, function) if pipeline_barrier_of(tma_barrier(c)) == name]
             # a pipeline arms a stage in producer_acquire: the copies sit in the acquire's loops

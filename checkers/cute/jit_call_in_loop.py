@@ -125,6 +125,10 @@ for i in range(num_chunks):
 """
 
     def check(self, node: ast.Call, ctx):
+        compiles = ctx.call_name(node) == COMPILE
+        jit_function = None if compiles else _host_jit_function(ctx, node)
+        if not compiles and jit_function is None:
+            return  # most calls: neither a compile nor a call of this file's jit function
         loops = ctx.loops_of(node)
         function = ctx.function_of(node)
         if function is not None and id(function) in traced_functions(ctx):
@@ -132,10 +136,10 @@ for i in range(num_chunks):
         if function is not None and ctx.function_of(function) is not None:
             return  # a closure (a decorator's wrapper): who calls it, and when, is not known here
         if not loops:
-            if function is not None and ctx.call_name(node) == COMPILE:
+            if function is not None and compiles:
                 yield from self._compile_per_call(ctx, node, function)
             return
-        if ctx.call_name(node) == COMPILE:
+        if compiles:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             if not _stored_in_cache(ctx, node) and not any(changes_per_iteration(loops[0], a) for a in arguments):
                 yield Report(
@@ -144,8 +148,7 @@ for i in range(num_chunks):
                     "the loop (or cache the result per shape) and call the compiled function",
                 )
             return
-        jit_function = _host_jit_function(ctx, node)
-        if jit_function is not None and not _sweeps_configurations(ctx, loops[0]):
+        if not _sweeps_configurations(ctx, loops[0]):
             yield Report(
                 node,
                 f"`@cute.jit` function `{jit_function.name}` called directly in a loop; every call goes "
