@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Iterator
 
@@ -40,6 +41,21 @@ def _bound_name(definition: Definition) -> str | None:
     return None
 
 
+_SKELETON = "_kl_skeleton"
+
+
+@dataclass(frozen=True)
+class _Skeleton:
+    """The parts of a file model that depend on the tree alone (never on the target or the
+    options a model is built with), shared by every model of the same tree."""
+
+    indexed: frozenset
+    buckets: dict
+    definitions: dict
+    kernels: tuple
+    kernel_by_node: dict
+
+
 class FileContext:
     """Everything a rule may ask about one parsed file. Built from a single traversal."""
 
@@ -56,31 +72,48 @@ class FileContext:
         self._qualnames: dict[int, str | None] = {}
         self._loads: dict[str, list[ast.Name]] | None = None
         self._nodes_by_function: dict[type, dict[int, list[ast.AST]]] = {}
-        # Every node type is bucketed in the one walk (about a sixth more than the model's own
-        # types, and rules ask for most types anyway); the shared operator and context
-        # singletons only when a rule declares one.
-        indexed = {*wanted, *EVERY_NODE_CLASS}
-        self._buckets = index_tree(tree, indexed)
-        self._indexed = set(indexed)
-        self._defs: dict[tuple[int, str], list[Definition]] = defaultdict(list)
+        skeleton = tree.__dict__.get(_SKELETON)
+        if skeleton is None:
+            skeleton = self._skeleton(tree, wanted)
+            setattr(tree, _SKELETON, skeleton)
+        #: Per node type, its nodes in source order: a copy, since types no walk bucketed yet
+        #: (the shared singletons) are added on first use.
+        self._buckets = dict(skeleton.buckets)
+        self._indexed = set(skeleton.indexed)
+        self._defs = skeleton.definitions
         #: ``definitions`` answers by (scope, name): the bindings visible from that scope.
         self._visible: dict[tuple[int, str], list[Definition]] = {}
+        self.kernels: list[Kernel] = list(skeleton.kernels)
+        self._kernel_by_node = skeleton.kernel_by_node
+
+    def _skeleton(self, tree: ast.Module, wanted: Iterable[type[ast.AST]]) -> "_Skeleton":
+        """What the file model reads from the tree alone, kept on the tree: a module the project
+        view read for another file's question and then checked itself (or the other way round)
+        is walked once, not once per model. Every node type is bucketed in the one walk (about
+        a sixth more than the model's own types, and rules ask for most types anyway); the
+        shared operator and context singletons only when a rule declares one."""
+        indexed = {*wanted, *EVERY_NODE_CLASS}
+        buckets = index_tree(tree, indexed)
+        self._buckets, self._indexed = buckets, indexed  # scope_of and qualname need no more
+        defs: dict[tuple[int, str], list[Definition]] = defaultdict(list)
         for node_type in BINDING_NODES:
-            for node in self._buckets.get(node_type, ()):
+            for node in buckets.get(node_type, ()):
                 scope = node if isinstance(node, _FUNCTION_NODES) else self.scope_of(node)
                 for name, definition in bindings(node):
-                    self._defs[(id(scope), name)].append(definition)
+                    defs[(id(scope), name)].append(definition)
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    self._defs[(id(self.scope_of(node)), node.name)].append(Definition(node, None, "def"))
-        self.kernels: list[Kernel] = []
-        self._kernel_by_node: dict[int, Kernel] = {}
+                    defs[(id(self.scope_of(node)), node.name)].append(Definition(node, None, "def"))
+        self._defs, self._visible = defs, {}
+        kernels: list[Kernel] = []
+        kernel_by_node: dict[int, Kernel] = {}
         for node_type in (ast.FunctionDef, ast.AsyncFunctionDef):
-            for node in self._buckets.get(node_type, ()):
+            for node in buckets.get(node_type, ()):
                 kernel = find_kernel(node, self.qualname, self._autotune_keys)
                 if kernel is not None:
-                    self.kernels.append(kernel)
-                    self._kernel_by_node[id(node)] = kernel
-        self.kernels.sort(key=lambda k: k.node.lineno)
+                    kernels.append(kernel)
+                    kernel_by_node[id(node)] = kernel
+        kernels.sort(key=lambda k: k.node.lineno)
+        return _Skeleton(frozenset(indexed), buckets, defs, tuple(kernels), kernel_by_node)
 
     @cached_property
     def project(self):
