@@ -155,12 +155,18 @@ def api_uses(ctx, dsl: str, guarded: bool = False) -> Iterator[ApiUse]:
     # Only a name an import binds, or an attribute spelled like the last part of a tabled API
     # (or of a prefix canonical names rewrite), can name one: the rest need no qualname.
     last_parts = _last_parts(names)
+    names_an_api: dict[str, bool] = {}  # a bare name's qualname depends on its spelling alone
     for node_type in (ast.Attribute, ast.Name):
         for node in ctx.nodes(node_type):
             if not isinstance(node.ctx, ast.Load):
                 continue
-            if isinstance(node, ast.Name) and (node.id in imported_names or not ctx.imports.binds(node.id)):
-                continue
+            if isinstance(node, ast.Name):
+                if node.id in imported_names or not ctx.imports.binds(node.id):
+                    continue
+                if node.id not in names_an_api:
+                    names_an_api[node.id] = ctx.qualname(node) in names
+                if not names_an_api[node.id]:
+                    continue
             if isinstance(node, ast.Attribute) and node.attr not in last_parts:
                 continue
             api = ctx.qualname(node)
