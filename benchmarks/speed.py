@@ -100,14 +100,35 @@ def discover(directories: list[Path]) -> list[tuple[Path, Path]]:
     return pairs
 
 
+#: What makes a folder a project root for kernelint (``model/project/index.py``): copied with the
+#: files (an empty ``.git`` folder for a checkout's repository), so each copy of a checkout is
+#: one project with its pins, as the checkout is, and the cross-module analysis runs as it would.
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _markers_in(directory: Path) -> list[Path]:
+    found = [directory / ".git"] if (directory / ".git").exists() else []
+    for folder, subfolders, names in os.walk(directory):
+        subfolders[:] = [d for d in subfolders if d != ".git"]
+        found.extend(Path(folder) / name for name in names if name in _PROJECT_MARKERS)
+    return found
+
+
 def build_workspace(pairs, root: Path, copies: int) -> list[Path]:
-    """``root/c<i>/<repo>/<path>`` for i < copies; returns the copy roots."""
+    """``root/c<i>/<repo>/<path>`` for i < copies, with each checkout's project markers;
+    returns the copy roots."""
     roots = []
+    markers = [(directory, marker) for directory in sorted({d for d, _ in pairs}) for marker in _markers_in(directory)]
     for i in range(copies):
         copy_root = root / f"c{i}"
-        for directory, path in pairs:
+        for directory, path in [*pairs, *markers]:
             target = copy_root / directory.name / path.relative_to(directory)
             target.parent.mkdir(parents=True, exist_ok=True)
+            if path.name == ".git":
+                target.mkdir(exist_ok=True)
+                continue
+            if target.exists():
+                continue
             try:
                 os.link(path, target)
             except OSError:

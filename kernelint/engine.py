@@ -13,7 +13,6 @@ from kernelint.model import FileContext
 from kernelint.model.dsl import DSLS, SOURCE_MARKERS, import_roots
 from kernelint.model.core.names import ImportTable
 from kernelint.model.project import modules as parsed_modules
-from kernelint.model.project.index import imported_elsewhere
 from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes, room_to_recurse, too_large_text
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions
@@ -137,8 +136,6 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
         try:
             if tree is None:
                 tree = parse(source, path)
-                if imported_elsewhere(path):
-                    parsed_modules.offer(path, source, tree)
         except ParseFailure as failure:
             code = SYNTAX_ERROR if failure.syntax else INTERNAL_ERROR
             if code not in options.codes:

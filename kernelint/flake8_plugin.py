@@ -1,10 +1,7 @@
 """flake8 front end: ``flake8 --select KL`` reports what ``kernelint check`` reports.
 
 It runs kernelint's engine on the text and tree flake8 already read (no second parse), with the
-rules the nearest configuration selects for the file, so both front ends agree. A file another
-module imports is offered to the project's parsed modules with that tree, as ``kernelint check``
-offers its own: a question from another file about it (its kernels, its launches) then reads
-flake8's tree instead of parsing the file again. ``# noqa`` is
+rules the nearest configuration selects for the file, so both front ends agree. ``# noqa`` is
 left to flake8, which honours ``--disable-noqa``; ``# kernelint: disable=`` directives are
 kernelint's own and always apply. Standard input (``flake8 -``) is checked under the name
 ``--stdin-display-name`` gives, so that name's configuration and per-file ignores apply.
@@ -35,16 +32,6 @@ class KernelintFlake8:
         from kernelint.frontend import check_with_project_config
 
         source = "".join(self.lines)
-        self._offer_tree(source)
         findings = check_with_project_config(self.filename, source, self.tree, noqa_by_caller=True)
         for finding in findings:
             yield finding.line, finding.column - 1, f"{finding.code} {finding.shown_message}", type(self)
-
-    def _offer_tree(self, source: str) -> None:
-        """Keep flake8's tree for questions from other files, when another module imports this one
-        (the engine does the same with the trees it parses; the text must be the file's own)."""
-        from kernelint.model.project import modules
-        from kernelint.model.project.index import imported_elsewhere
-
-        if self.tree is not None and self.filename not in ("-", "stdin") and imported_elsewhere(self.filename):
-            modules.offer(self.filename, source, self.tree)

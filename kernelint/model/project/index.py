@@ -298,14 +298,3 @@ def runs_with_allocator(path: str | os.PathLike) -> bool:
         return False
     index = index_of(root)
     return any(module.sets_allocator for module in index.scope(Path(path).resolve()))
-
-
-def imported_elsewhere(path: str | os.PathLike) -> bool:
-    """Another module of the project imports the file at ``path`` (so a question from another
-    file may need its tree)."""
-    root = project_root(path)
-    if root is None:
-        return False
-    index = index_of(root)
-    module = index.by_path.get(Path(path).resolve())
-    return module is not None and bool(index.importers.get(module.name))
