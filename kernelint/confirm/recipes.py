@@ -115,6 +115,8 @@ DECLARED: dict[str, str | NoRecipe] = {
     "KL144": NoRecipe("another tensor's stride addresses the wrong elements on every input whose "
                       "layouts differ; judging it needs a torch reference of the op (" + _NOT_YET + ")"),
     "KL145": NoRecipe("a store-then-load race inside one program shows intermittently, not by input"),
+    "KL147": NoRecipe("a launch on another GPU's tensors needs tensors on a second GPU: the harness "
+                      "runs on one device, whatever the input"),
     "KL139": NoRecipe("TF32 products drift from fp32 on every input: needs an fp64 reference of the op "
                       "(" + _NOT_YET + ")"),
     "KL301": NoRecipe("CuTe DSL kernels take layouts and tensors the host builds with cute.from_dlpack "

@@ -16,13 +16,13 @@ tensors have.
 from __future__ import annotations
 
 import ast
-import weakref
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from kernelint.model.core.calls import argument
 from kernelint.model.dsl import KERNEL_DECORATORS, triton
 from kernelint.model.core.walk import subtree
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -35,19 +35,18 @@ _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "funct
 
 _MEMORY_CALLS = frozenset({triton.LOAD, triton.STORE, *triton.ATOMICS})
 
-_call_sites: "weakref.WeakKeyDictionary[FileContext, dict[int, list[ast.Call]]]" = weakref.WeakKeyDictionary()
 
 
 def call_sites(ctx: "FileContext", function: _FunctionNode) -> list[ast.Call]:
     """The calls in this file that may call ``function`` (by its name; methods by
     ``self.name``/``cls.name``). Indexed once per file."""
-    index = _call_sites.get(ctx)
+    index = kept_on(ctx, "call_sites").get(None)
     if index is None:
         index = defaultdict(list)
         for call in ctx.nodes(ast.Call):
             for callee in ctx.local_functions_called(call):
                 index[id(callee)].append(call)
-        _call_sites[ctx] = index
+        kept_on(ctx, "call_sites")[None] = index
     return index.get(id(function), [])
 
 

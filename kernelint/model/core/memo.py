@@ -16,3 +16,11 @@ def remembered(ctx, question: str, node: ast.AST, answer: Callable[[], T], *key)
     if entry is None:
         entry = memo[(id(node), *key)] = (node, answer())
     return entry[1]
+
+
+def kept_on(owner, name: str) -> dict:
+    """A dictionary of answers kept on ``owner`` (a file model, a view) while it lives. In the
+    owner's own ``__dict__``, not in a module-level ``WeakKeyDictionary``: an answer that refers
+    back to its owner (a launch site holds its file model) kept such a weak key alive for the
+    whole run, and with it every file model and tree (2 GB over the corpus in one process)."""
+    return owner.__dict__.setdefault("_kept_" + name, {})

@@ -27,7 +27,6 @@ expressions compare as ``"same"`` (the same binding, or the same call of the sam
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +35,7 @@ from kernelint.model.dsl.cute import COPY
 from kernelint.model.core.reaching import reaching_definitions, walk_value
 from kernelint.model.core.values import base_name
 from kernelint.model.core.walk import children, subtree
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -87,7 +87,6 @@ class PredicatedCopy:
     pred: ast.expr
 
 
-_copies: "weakref.WeakKeyDictionary[FileContext, list[PredicatedCopy]]" = weakref.WeakKeyDictionary()
 
 
 def _is_copy_helper(ctx: "FileContext", func: ast.expr) -> bool:
@@ -122,7 +121,7 @@ def _is_none(expr: ast.expr | None) -> bool:
 def predicated_copies(ctx: "FileContext") -> list[PredicatedCopy]:
     """Every copy in the file that takes a predicate tensor (``pred=None`` / ``pred=True`` are
     not predicates)."""
-    cached = _copies.get(ctx)
+    cached = kept_on(ctx, "predicated_copies").get(None)
     if cached is not None:
         return cached
     found: list[PredicatedCopy] = []
@@ -150,7 +149,7 @@ def predicated_copies(ctx: "FileContext") -> list[PredicatedCopy]:
         else:
             continue
         found.append(PredicatedCopy(call, src, dst, pred))
-    _copies[ctx] = found
+    kept_on(ctx, "predicated_copies")[None] = found
     return found
 
 

@@ -13,7 +13,6 @@ dtype, which kernel text does not say.
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,19 +23,19 @@ from kernelint.model.dsl import cutile
 from kernelint.model.core.reaching import reaching_definitions, value_at, walk_value
 from kernelint.model.project.sizes import power_of_two_ceiling
 from kernelint.model.core.walk import subtree
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
 _DEPTH = 12
-_tile_functions: "weakref.WeakKeyDictionary[FileContext, dict[int, ast.AST]]" = weakref.WeakKeyDictionary()
 
 
 # --- tile code -----------------------------------------------------------------------------------
 
 def tile_functions(ctx: "FileContext") -> dict[int, ast.AST]:
     """``id(node) -> node`` of every function of the file that runs as cuTile tile code."""
-    found = _tile_functions.get(ctx)
+    found = kept_on(ctx, "tile_functions").get(None)
     if found is not None:
         return found
     found = {}
@@ -54,7 +53,7 @@ def tile_functions(ctx: "FileContext") -> dict[int, ast.AST]:
         for node in subtree(function):
             if isinstance(node, ast.Call):
                 pending += ctx.local_functions_called(node)
-    _tile_functions[ctx] = found
+    kept_on(ctx, "tile_functions")[None] = found
     return found
 
 

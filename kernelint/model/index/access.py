@@ -26,7 +26,6 @@ is ``Symbols.implied(offset - extent + 1, access.mask)``. Anything the pass cann
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,6 +35,7 @@ from kernelint.model.index import symexpr as sx
 from kernelint.model.index.bounds import INF, Range, Symbols
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.core.reaching import reaching_definitions
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -103,11 +103,10 @@ class KernelIndex:
         return self.evaluator.value(expr) if self.evaluator is not None else None
 
 
-_CACHE: "weakref.WeakKeyDictionary[FileContext, dict[int, KernelIndex]]" = weakref.WeakKeyDictionary()
 
 
 def kernel_index(ctx: "FileContext", kernel: "Kernel") -> KernelIndex:
-    per_file = _CACHE.setdefault(ctx, {})
+    per_file = kept_on(ctx, "kernel_index")
     found = per_file.get(id(kernel.node))
     if found is None:
         found = _build(ctx, kernel)

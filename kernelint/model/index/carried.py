@@ -23,7 +23,6 @@ the use is inside it, and the step does not depend on the loop.
 from __future__ import annotations
 
 import ast
-import weakref
 from typing import TYPE_CHECKING
 
 from kernelint.model.core.calls import signature_argument
@@ -32,6 +31,7 @@ from kernelint.model.index import symexpr as sx
 from kernelint.model.index.access import _RANGES, KernelIndex, _build, _Evaluator
 from kernelint.model.index.bounds import Range
 from kernelint.model.index.symexpr import Poly
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -39,13 +39,12 @@ if TYPE_CHECKING:
 
 ITERATION = "iter:"
 
-_CACHE: "weakref.WeakKeyDictionary[FileContext, dict[int, KernelIndex]]" = weakref.WeakKeyDictionary()
 
 
 def carried_index(ctx: "FileContext", kernel: "Kernel") -> KernelIndex:
     """The access records of ``kernel`` with loop-stepped pointers read (once per file model
     and kernel)."""
-    per_file = _CACHE.setdefault(ctx, {})
+    per_file = kept_on(ctx, "carried_index")
     found = per_file.get(id(kernel.node))
     if found is None:
         found = _build(ctx, kernel, _CarriedEvaluator)

@@ -17,7 +17,6 @@ count.
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +24,7 @@ from kernelint.model.index import symexpr as sx
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.project import shapes
 from kernelint.model.core.reaching import value_at
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext, Launch
@@ -89,13 +89,12 @@ def grid_entries(ctx: "FileContext", launch: "Launch") -> list[list[ast.expr]]:
     return []
 
 
-_AXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def grid_axes(ctx: "FileContext", launch: "Launch") -> list[list[GridAxis]]:
     """Each alternative grid of ``launch`` as symbolic axis sizes (``size`` None where unknown),
     once per file model and launch."""
-    per_file = _AXES.setdefault(ctx, {})
+    per_file = kept_on(ctx, "grid_axes")
     key = id(launch.node)
     if key not in per_file:
         per_file[key] = _grid_axes(ctx, launch)

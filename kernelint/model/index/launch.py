@@ -13,7 +13,6 @@ shape of its host tensor (``project/shapes.py``).
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from kernelint.model.index.bounds import Range, Symbols
 from kernelint.model.index.grid import grid_axes
 from kernelint.model.index.symexpr import Poly
 from kernelint.model.project import shapes
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.project.view import Site
@@ -45,14 +45,13 @@ class Bound:
         return sx.substitute(poly, self.substitution)
 
 
-_SITES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: Launch sites read per kernel.
 MAX_SITES = 8
 
 
 def launch_sites(ctx, kernel) -> list["Site"]:
     """The project's launches of ``kernel`` (at most ``MAX_SITES``), once per file model."""
-    per_file = _SITES.setdefault(ctx, {})
+    per_file = kept_on(ctx, "launch_sites")
     key = id(kernel.node)
     if key not in per_file:
         per_file[key] = ctx.project.launches_of(kernel, ctx)[:MAX_SITES]

@@ -14,10 +14,10 @@ the recording ``ProjectView``, so every file read is a recorded fact.
 from __future__ import annotations
 
 import ast
-import weakref
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from kernelint.model.core.calls import argument_passed
+from kernelint.model.core.memo import kept_on
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -29,7 +29,6 @@ Evaluate = Callable[["FileContext", ast.expr, int], T]
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: One list of callers per view and function: searching the importers is the costly step.
-_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class ValueFollower:
@@ -52,7 +51,7 @@ class ValueFollower:
         """``view.callers_of(function)``, once per view and function."""
         if self.view is None:
             return []
-        per_view = _CALLERS.setdefault(self.view, {})
+        per_view = kept_on(self.view, "callers")
         key = id(function)
         if key not in per_view:
             per_view[key] = self.view.callers_of(function, ctx)
