@@ -125,7 +125,8 @@ def _serve(connection, parent_pid: int) -> None:
 # --- parent side ---------------------------------------------------------------------------
 
 class _Worker:
-    def __init__(self, context, parent_pid: int) -> None:
+    def __init__(self, context, parent_pid: int, stretch: int) -> None:
+        self.stretch = stretch  # which stretch of the batches it works through (``_Batches``)
         self.connection, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child, parent_pid), daemon=True,
                                        name="kernelint-worker")
@@ -197,19 +198,49 @@ class _StopOnSignal:
             signal.signal(number, handler)
 
 
+class _Batches:
+    """The files' batches, each worker keeping to its own stretch of the (path-ordered) list: a
+    project's files then go mostly to one worker, which parses and models the project's modules
+    once, instead of every worker doing so for the batches it happens to get. Worker ``k`` of
+    ``n`` works through the ``k``-th ``n``-th of the batches in order; one whose stretch is done
+    takes the last batch of the longest stretch left, so the load still balances at the end.
+    (Round-robin batches cost the corpus about a sixth more CPU at ``-j2`` than one process.)"""
+
+    def __init__(self, batches: list[list[int]], stretches: int) -> None:
+        share = -(-len(batches) // stretches) if batches else 1
+        self.stretches = [deque(batches[i:i + share]) for i in range(0, max(len(batches), 1), share)]
+        self.stretches += [deque() for _ in range(stretches - len(self.stretches))]
+
+    def __bool__(self) -> bool:
+        return any(self.stretches)
+
+    def take(self, stretch: int) -> list[int] | None:
+        own = self.stretches[stretch]
+        if own:
+            return own.popleft()
+        longest = max(self.stretches, key=len)
+        return longest.pop() if longest else None
+
+    def put_back(self, stretch: int, batches: list[list[int]]) -> None:
+        """Batches to run next in ``stretch`` (a dead worker's files, retried)."""
+        self.stretches[stretch].extendleft(reversed(batches))
+
+
 def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
     count = len(jobs_to_run)
     results: list[_Result | None] = [None] * count
     size = max(1, count // (workers_wanted * 8))
-    queue = deque(list(range(start, min(start + size, count))) for start in range(0, count, size))
+    queue = _Batches([list(range(start, min(start + size, count))) for start in range(0, count, size)],
+                     workers_wanted)
     deaths = [0] * count
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     parent_pid = os.getpid()
     workers: list[_Worker] = []
 
     def give_work(worker: _Worker) -> None:
-        if queue:
-            if not worker.send(queue.popleft(), jobs_to_run):
+        batch = queue.take(worker.stretch)
+        if batch is not None:
+            if not worker.send(batch, jobs_to_run):
                 lost(worker)
             return
         worker.batch = None
@@ -225,7 +256,7 @@ def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
             worker.process.kill()
         worker.process.join(1.0)
         if len(batch) > 1:
-            queue.extendleft([i] for i in reversed(batch))
+            queue.put_back(worker.stretch, [[i] for i in batch])
         elif batch:
             index = batch[0]
             deaths[index] += 1
@@ -233,19 +264,19 @@ def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
                 path, options, _ = jobs_to_run[index]
                 results[index] = (None, _not_checked(path, options, worker.process.exitcode, worker.stalled), {})
             else:
-                queue.appendleft(batch)
+                queue.put_back(worker.stretch, [batch])
         workers.remove(worker)
         worker.connection.close()
         if queue:
-            replacement = _start(context, parent_pid)
+            replacement = _start(context, parent_pid, worker.stretch)
             if replacement is not None:
                 workers.append(replacement)
                 give_work(replacement)
 
     with _StopOnSignal(workers):
         try:
-            for _ in range(min(workers_wanted, len(queue))):
-                worker = _start(context, parent_pid)
+            for stretch in range(min(workers_wanted, sum(map(len, queue.stretches)))):
+                worker = _start(context, parent_pid, stretch)
                 if worker is not None:
                     workers.append(worker)
             for worker in list(workers):
@@ -277,17 +308,17 @@ def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
         finally:
             _stop(workers)
     while queue:  # no worker process could be started: check what is left here
-        for index in queue.popleft():
+        for index in queue.take(0):
             results[index] = _check_one(jobs_to_run[index])
     return results  # type: ignore[return-value]
 
 
-def _start(context, parent_pid: int) -> _Worker | None:
+def _start(context, parent_pid: int, stretch: int) -> _Worker | None:
     """A new worker, or None. The interrupting signals are held while it is forked: one that
     arrived inside Python's at-fork callbacks would be printed and lost, not raised."""
     held = _hold(signal.SIG_BLOCK)
     try:
-        return _Worker(context, parent_pid)
+        return _Worker(context, parent_pid, stretch)
     except OSError:  # out of processes or memory: the run goes on with the workers it has
         return None
     finally:
