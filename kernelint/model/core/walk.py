@@ -33,17 +33,24 @@ _SIGNATURE = re.compile(r"\w+\((.*)\)$")
 _VISIT_ORDER: dict[tuple[type, bool], tuple[str, ...]] = {}
 
 
-def _visit_order(cls: type, with_singletons: bool) -> tuple[str, ...]:
-    """The fields of ``cls`` that may hold child nodes, last first (they go onto a stack).
-    Read from the ASDL signature CPython puts in each node class's docstring
-    (``Name(identifier id, expr_context ctx)``); a field it does not declare is kept."""
+def _declared_fields(cls: type) -> dict[str, str]:
+    """Field name -> ASDL type (``expr``, ``stmt*``, ``identifier?``) from the signature CPython
+    puts in each node class's docstring (``Name(identifier id, expr_context ctx)``)."""
     declared: dict[str, str] = {}
     match = _SIGNATURE.match((cls.__doc__ or "").strip())
     if match:
         for part in match.group(1).split(","):
             words = part.split()
             if len(words) == 2:
-                declared[words[1]] = words[0].rstrip("?*")
+                declared[words[1]] = words[0]
+    return declared
+
+
+def _visit_order(cls: type, with_singletons: bool) -> tuple[str, ...]:
+    """The fields of ``cls`` that may hold child nodes, last first (they go onto a stack).
+    Read from the ASDL signature CPython puts in each node class's docstring
+    (``Name(identifier id, expr_context ctx)``); a field it does not declare is kept."""
+    declared = {name: kind.rstrip("?*") for name, kind in _declared_fields(cls).items()}
     skipped = _SCALAR_TYPES if with_singletons else _SCALAR_TYPES | _SINGLETON_TYPES
     order = tuple(f for f in reversed(cls._fields) if declared.get(f) not in skipped)
     _VISIT_ORDER[cls, with_singletons] = order
@@ -142,13 +149,7 @@ _CHILD_FIELDS: dict[type, tuple[tuple[str, int], ...]] = {}
 
 
 def _child_fields(cls: type) -> tuple[tuple[str, int], ...]:
-    declared: dict[str, str] = {}
-    match = _SIGNATURE.match((cls.__doc__ or "").strip())
-    if match:
-        for part in match.group(1).split(","):
-            words = part.split()
-            if len(words) == 2:
-                declared[words[1]] = words[0]
+    declared = _declared_fields(cls)
     order = []
     for name in cls._fields:
         kind = declared.get(name)
