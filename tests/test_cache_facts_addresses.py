@@ -3,45 +3,27 @@ module, so an edit there must change the cached answer of the kernel's file, bot
 the answer with the cache must equal the answer without it."""
 from __future__ import annotations
 
-import shutil
-import time
-from pathlib import Path
-
 import pytest
 
-from kernelint import cache, runner
-from kernelint.config import Settings
-
-PROJECT = Path(__file__).parent / "projects" / "KL101_fp16_groups_at_every_launch"
+from cached_projects import copied_project, edit, finding_lines
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.ENV_DIRECTORY, str(tmp_path / "cache"))
-    root = tmp_path / "project"
-    shutil.copytree(PROJECT, root)
-    return root
+    return copied_project("KL101_fp16_groups_at_every_launch", tmp_path, monkeypatch)
 
 
 def _lines(path, use_cache=True):
-    findings = runner.check_groups({Settings(select=("KL101",)): [str(path)]}, jobs=1, use_cache=use_cache)
-    return sorted(f.line for f in findings)
-
-
-def _edit(path, old, new):
-    time.sleep(0.01)
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
+    return finding_lines(path, "KL101", use_cache)
 
 
 def test_an_allocation_module_changing_dtype_changes_the_cached_answer_both_ways(project):
     kernels = project / "pkg" / "kernels.py"
     alloc = project / "pkg" / "alloc.py"
     assert _lines(kernels) == []  # every group is fp16
-    _edit(alloc, "dtype=torch.float16", "dtype=torch.bfloat16")
+    edit(alloc, "dtype=torch.float16", "dtype=torch.bfloat16")
     assert _lines(kernels) == _lines(kernels, use_cache=False) == [16, 18]
-    _edit(alloc, "dtype=torch.bfloat16", "dtype=torch.float16")
+    edit(alloc, "dtype=torch.bfloat16", "dtype=torch.float16")
     assert _lines(kernels) == _lines(kernels, use_cache=False) == []
 
 

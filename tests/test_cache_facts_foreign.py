@@ -7,47 +7,29 @@ that turns a value conversion into a bitcast must change the table file's cached
 ways, and the cached answer must equal the uncached one."""
 from __future__ import annotations
 
-import shutil
-import time
-from pathlib import Path
-
 import pytest
 
-from kernelint import cache, runner
-from kernelint.config import Settings
+from cached_projects import copied_project, edit, finding_lines
 from kernelint.model import FileContext
 from kernelint.model.project.view import ProjectView
-
-PROJECT = Path(__file__).parent / "projects" / "KL121_rounding_table_used_for_values"
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.ENV_DIRECTORY, str(tmp_path / "cache"))
-    root = tmp_path / "project"
-    shutil.copytree(PROJECT, root)
-    return root
+    return copied_project("KL121_rounding_table_used_for_values", tmp_path, monkeypatch)
 
 
 def _lines(path, use_cache=True):
-    findings = runner.check_groups({Settings(select=("KL121",)): [str(path)]}, jobs=1, use_cache=use_cache)
-    return sorted(f.line for f in findings)
-
-
-def _edit(path, old, new):
-    time.sleep(0.01)
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
+    return finding_lines(path, "KL121", use_cache)
 
 
 def test_a_kernel_reached_through_an_importer_changes_the_cached_answer_both_ways(project):
     table = project / "pkg" / "dtypes.py"
     kernels = project / "pkg" / "kernels.py"
     assert _lines(table) == []  # every lookup reaches a value conversion
-    _edit(kernels, "x.to(ROUND).to(", "x.to(ROUND, bitcast=True).to(")
+    edit(kernels, "x.to(ROUND).to(", "x.to(ROUND, bitcast=True).to(")
     assert _lines(table) == _lines(table, use_cache=False) == [7]
-    _edit(kernels, "x.to(ROUND, bitcast=True).to(", "x.to(ROUND).to(")
+    edit(kernels, "x.to(ROUND, bitcast=True).to(", "x.to(ROUND).to(")
     assert _lines(table) == _lines(table, use_cache=False) == []
 
 
