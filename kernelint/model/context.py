@@ -14,9 +14,10 @@ from kernelint.model.launch import Launch, launched_kernel_expr
 from kernelint.model.core.names import ImportTable
 from kernelint.model.core.reaching import reaching_definitions
 from kernelint.model.core.values import BINDING_NODES, Definition, bindings, fold_int
-from kernelint.model.core.walk import EVERY_NODE_CLASS, ancestors, index_tree, parent, subtree
+from kernelint.model.core.walk import EVERY_NODE_CLASS, ancestors, enclosing, index_tree, parent, subtree
 
-_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTION_NODES = (*_DEF_NODES, ast.Lambda)
 _SCOPE_NODES = (*_FUNCTION_NODES, ast.ClassDef, ast.Module)
 _LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
 _SCOPE = "_kl_scope"
@@ -189,24 +190,7 @@ class FileContext:
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function, class or module whose local names ``node`` reads. Kept on each node
         on the way up (the value followers ask it for every name they meet)."""
-        found = node.__dict__.get(_SCOPE)
-        if found is not None:
-            return found
-        chain = [node]
-        above = parent(node)
-        while above is not None and not isinstance(above, _SCOPE_NODES):
-            found = above.__dict__.get(_SCOPE)
-            if found is not None:
-                break
-            chain.append(above)
-            above = parent(above)
-        else:
-            if above is None:
-                return self.tree  # a node outside any parsed tree: nothing to keep
-            found = above
-        for node in chain:
-            setattr(node, _SCOPE, found)
-        return found
+        return enclosing(node, _SCOPE_NODES, _SCOPE) or self.tree  # the tree: a node outside it
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         """The innermost statement that contains ``node``."""
@@ -218,22 +202,7 @@ class FileContext:
     def function_of(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The innermost ``def`` around ``node`` (None at module or class level). Kept on each
         node on the way up, like ``scope_of``."""
-        found = node.__dict__.get(_FUNCTION)
-        if found is not None:
-            return found or None
-        chain = [node]
-        above = parent(node)
-        while above is not None and not isinstance(above, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found = above.__dict__.get(_FUNCTION)
-            if found is not None:
-                break
-            chain.append(above)
-            above = parent(above)
-        else:
-            found = above if above is not None else False  # False: known to be outside any def
-        for node in chain:
-            setattr(node, _FUNCTION, found)
-        return found or None
+        return enclosing(node, _DEF_NODES, _FUNCTION)
 
     def kernel_of(self, node: ast.AST, dsl: str | None = None) -> Kernel | None:
         """The kernel whose body contains ``node`` (nested helpers excluded), or None; with

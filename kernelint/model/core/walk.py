@@ -190,6 +190,28 @@ def children(node: ast.AST) -> tuple[ast.AST, ...]:
     return found
 
 
+def enclosing(node: ast.AST, kinds: tuple[type, ...], key: str) -> ast.AST | None:
+    """The nearest proper ancestor of ``node`` that is one of ``kinds``, or None. The answer is
+    kept under ``key`` on every node passed on the way up (False for "none"), so asking about
+    every node of a tree in turn stays linear."""
+    found = node.__dict__.get(key)
+    if found is not None:
+        return found or None
+    chain = [node]
+    above = parent(node)
+    while above is not None and not isinstance(above, kinds):
+        found = above.__dict__.get(key)
+        if found is not None:
+            break
+        chain.append(above)
+        above = parent(above)
+    else:
+        found = above if above is not None else False
+    for passed in chain:
+        setattr(passed, key, found)
+    return found or None
+
+
 def ancestors(node: ast.AST):
     node = parent(node)
     while node is not None:
