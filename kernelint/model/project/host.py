@@ -436,14 +436,7 @@ def dtypes_of(view: "ProjectView", ctx: "FileContext", expr: ast.expr) -> DTypes
 def parameter_dtypes(view: "ProjectView", kernel: "Kernel", kernel_ctx: "FileContext", parameter: str) -> DTypes:
     """The dtypes of the tensors the project's launches pass for ``parameter`` of ``kernel``;
     incomplete when a launch passes it in a way that cannot be read, or no launch is found."""
-    sites = view.launches_of(kernel, kernel_ctx)
-    if not sites:
-        return _unknown()
-    found = DTypes()
-    for site in sites:
-        passed = site.launch.bound_arguments().get(parameter)
-        found.add(dtypes_of(view, site.ctx, passed) if passed is not None else _unknown())
-    return found
+    return _over_launches(view, kernel, kernel_ctx, parameter, dtypes_of)
 
 
 def addresses_of(view: "ProjectView", ctx: "FileContext", expr: ast.expr) -> DTypes:
@@ -457,13 +450,19 @@ def addressed_dtypes(view: "ProjectView", kernel: "Kernel", kernel_ctx: "FileCon
     ``kernel``: one address (``x.data_ptr()``) or a table of them (the int64 pointer tables of
     grouped GEMM and MoE kernels). Incomplete when a launch passes anything else, or none is
     found."""
+    return _over_launches(view, kernel, kernel_ctx, parameter, addresses_of)
+
+
+def _over_launches(view, kernel, kernel_ctx, parameter: str, read) -> DTypes:
+    """``read(view, ctx, passed)`` joined over every launch's argument for ``parameter``;
+    unknown when there is no launch, or a launch does not pass it."""
     sites = view.launches_of(kernel, kernel_ctx)
     if not sites:
         return _unknown()
     found = DTypes()
     for site in sites:
         passed = site.launch.bound_arguments().get(parameter)
-        found.add(addresses_of(view, site.ctx, passed) if passed is not None else _unknown())
+        found.add(read(view, site.ctx, passed) if passed is not None else _unknown())
     return found
 
 
