@@ -110,9 +110,7 @@ or bind names before the block and keep run-time values in `cutlass.Int32` / reg
 
     def finish(self, ctx):
         if_traced = ctx.target("cute").at_least(parse_version(_TRACED_AT_RUN_TIME.version))
-        for kernel in ctx.kernels:
-            if kernel.dsl != "cute":
-                continue
+        for kernel in ctx.kernels_of("cute"):
             function = kernel.node
             yield from self._escaping_names(ctx, function, if_traced)
             yield from self._reshaped_containers(ctx, function, if_traced)

@@ -72,9 +72,7 @@ for i in cutlass.range_constexpr(8):
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "cute":
-                continue
+        for kernel in ctx.kernels_of("cute"):
             function = kernel.node
             reported: set[int] = set()
             for node in subtree(function):

@@ -56,9 +56,7 @@ x = tl.load(p_x, boundary_check=(0, 1), padding_option="zero")
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             for found in block_past_the_end(ctx, kernel):
                 verb = "reads" if found.access.kind == "block_load" else "writes"
                 yield Report(

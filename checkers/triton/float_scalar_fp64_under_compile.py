@@ -90,9 +90,7 @@ def swiglu_kernel(a_ptr, b_ptr, c_ptr, gate_multiplier, n_cols, BLOCK: tl.conste
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             constexprs = kernel.constexpr_names(ctx.qualname)
             candidates = [p for p in kernel.params if p.arg not in constexprs]
             if not candidates:

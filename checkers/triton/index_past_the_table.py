@@ -61,9 +61,7 @@ end = tl.load(offsets_ptr + pid + 1, mask=pid + 1 < n, other=total)
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             for found in overruns(ctx, kernel):
                 access = found.access
                 if not found.cause.startswith(PID) or access.kind not in ("load", "store", "atomic") \

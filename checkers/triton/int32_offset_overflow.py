@@ -101,9 +101,7 @@ x = tl.load(x_ptr + row * stride_row + cols, mask=mask)
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             by_origin: dict[int, list[overflow.Overflow]] = {}
             for found in overflow.int32_overflows(ctx, kernel):
                 by_origin.setdefault(id(found.product.origin), []).append(found)

@@ -66,9 +66,7 @@ for k in range(0, tl.cdiv(K, BLOCK_K)):
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             for found in overruns(ctx, kernel):
                 if not found.cause.startswith(ITERATION) or found.loop is None:
                     continue

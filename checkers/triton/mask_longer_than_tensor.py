@@ -78,9 +78,7 @@ tl.store(out_ptr + row * stride_om + cols, b - a, mask=cols < N - 1)
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             found_all = masked_past_extent(ctx, kernel)
             if not found_all:
                 continue

@@ -78,9 +78,7 @@ matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=256, BLOCK_N=256, BLOCK_K=64, num_
         if limit is None:
             return
         target = f"sm_{ctx.target_sm}" if ctx.target_sm is not None else "the largest GPU (sm_90, sm_100)"
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             found = worst_per_setting(ctx, kernel, above=limit)
             for setting, estimate in found:
                 if not setting.config and estimate is not None and estimate.bytes > limit:

@@ -91,9 +91,7 @@ or transpose in registers (`tl.trans(tile)`), which needs no round trip through 
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             for readback in cross_position_readbacks(ctx, kernel):
                 store, load = readback.store, readback.load
                 yield Report(

@@ -69,9 +69,7 @@ tl.store(out_ptr + offs_m[:, None] * stride_om + offs_n[None, :], y, mask=mask)
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             found_all = partially_masked(ctx, kernel)
             if not found_all:
                 continue

@@ -82,9 +82,7 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
             if kernel is not None:
                 calls_of.setdefault(id(kernel), []).append(call)
         helpers = {k.name: k for k in ctx.kernels if k.dsl == "triton"}
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             yield from self._pointer_offsets(ctx, kernel)
             yield from self._block_offsets(ctx, calls_of.get(id(kernel), []))
             yield from self._through_helpers(ctx, calls_of.get(id(kernel), []), helpers)

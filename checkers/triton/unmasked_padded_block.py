@@ -142,9 +142,7 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
     def _launches(ctx):
         """(kernel, launching file's model, launch) for each launch of this file's Triton kernels
         in the project (its own file and the modules that import it)."""
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             for site in launch_sites(ctx, kernel):
                 if site.launch is not None and site.launch.style == "subscript":
                     yield kernel, site.ctx, site.launch

@@ -67,9 +67,7 @@ tl.store(out_ptr + offs, x * scale, mask=mask)
 """
 
     def finish(self, ctx):
-        for kernel in ctx.kernels:
-            if kernel.dsl != "triton":
-                continue
+        for kernel in ctx.kernels_of("triton"):
             for found in past_the_end(ctx, kernel):
                 access = found.access
                 if found.mask_bound is not None:

@@ -204,6 +204,10 @@ class FileContext:
         node on the way up, like ``scope_of``."""
         return enclosing(node, _DEF_NODES, _FUNCTION)
 
+    def kernels_of(self, dsl: str) -> list[Kernel]:
+        """The file's kernels of ``dsl``, in source order."""
+        return [kernel for kernel in self.kernels if kernel.dsl == dsl]
+
     def kernel_of(self, node: ast.AST, dsl: str | None = None) -> Kernel | None:
         """The kernel whose body contains ``node`` (nested helpers excluded), or None; with
         ``dsl``, only a kernel of that DSL."""

@@ -73,9 +73,7 @@ def rejected_global_reads(ctx) -> list[GlobalRead]:
     if ESCAPE_ENV in ctx.source:
         return []
     found: dict[str, GlobalRead] = {}
-    for kernel in ctx.kernels:
-        if kernel.dsl != "triton":
-            continue
+    for kernel in ctx.kernels_of("triton"):
         for name in _body_names(kernel.node):
             definitions = ctx.definitions(name.id, name)
             if not definitions or any(ctx.scope_of(d.node) is not ctx.tree for d in definitions):
