@@ -40,38 +40,29 @@ def bound_values(ctx: "FileContext", name: ast.Name) -> list[ast.expr]:
     return values
 
 
-def _never(node: ast.AST) -> bool:
-    return False
-
-
 def reaches(
     ctx: "FileContext",
     expr: ast.AST,
     match: Callable[[ast.AST], bool],
-    prune: Callable[[ast.AST], bool] = _never,
+    prune: Callable[[ast.AST], bool] = lambda node: False,
 ) -> ast.AST | None:
     """The first node matching ``match`` in ``expr`` or in what its names were assigned,
-    transitively; subtrees for which ``prune`` holds are not entered. (The most called walk of
-    the model: the loop avoids per-node calls it does not need.)"""
+    transitively; subtrees for which ``prune`` holds are not entered."""
     seen: set[int] = set()
     stack: list[tuple[ast.AST, int]] = [(expr, 0)]
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    pruning = prune is not _never
-    name_class, load_class, lambda_class = ast.Name, ast.Load, ast.Lambda
     while stack:
-        node, depth = pop()
+        node, depth = stack.pop()
         if match(node):
             return node
-        if pruning and prune(node):
+        if prune(node):
             continue
-        cls = node.__class__
-        if cls is name_class and node.ctx.__class__ is load_class and depth < _MAX_DEPTH:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and depth < _MAX_DEPTH:
             for value in bound_values(ctx, node):
                 if id(value) not in seen:
                     seen.add(id(value))
-                    push((value, depth + 1))
-        elif cls is not lambda_class:
-            extend([(child, depth) for child in children(node)])
+                    stack.append((value, depth + 1))
+        elif not isinstance(node, ast.Lambda):
+            stack.extend((child, depth) for child in children(node))
     return None
 
 
