@@ -14,10 +14,10 @@ class StrideOfAnotherTensor(Rule):
     name = "stride-of-another-tensor"
     family = "triton-pointers"
     dsl = "triton"
-    # No GPU record: the pair was run under TRITON_INTERPRET=1 on a CPU only (see the doc), so the
-    # evidence policy keeps it info and off until an H200 run reproduces it.
-    severity = Severity.INFO
-    default_enabled = False
+    # Reproduced on the H200 (numerics: 8,190,011 of 8,192,000 buffer elements wrong at M=8192,
+    # N=1000 fp16, all 3 cases; run 2026-12-01-h200-issue20-KL144); no corpus finding (docs/precision.md).
+    severity = Severity.ERROR
+    default_enabled = True
     evidence_class = "numerics"
     summary = ("A launch passes `q.stride(i)` for the stride a kernel addresses another tensor `p` with, "
                "while `p`'s stride along that dimension differs (`p = q.t()`, an output of another "
@@ -64,15 +64,14 @@ col_diff_kernel[(M,)](x, out, N, x.stride(0), out.stride(0), BLOCK_N=BLOCK_N)
 - issue 20 (out-of-bounds forms missed: "a stride taken from a tensor of another layout").
 """
     prior_evidence = """
-Measured only under Triton's interpreter on a CPU, not on a GPU: no GPU was lent in the session
-that added the rule (2026-12-01; `TRITON_INTERPRET=1 kernelint prove --interpret KL144`, torch
-2.13.0+cpu, Triton 3.9.0, run `reference_kernels/evidence/runs/2026-12-01-cpu-issue20-KL144-interpret`).
-The bad kernel's buffer differs from the reference in 6,300 of 6,400 elements (64 × 100, fp32) and
-8,223 of 8,481 (33 × 257, fp16), max abs error 8.04 and 8.43; the good kernel matches exactly. That
-is not an H200 record, so the rule is info and off by default until one reproduces it. Prepared
-for a GPU, not run: `pip install --no-deps . && python -m kernelint prove KL144 --json
-$OUT/run.json --evidence-dir $OUT/evidence` (the pair's three cases, 8,192 × 1,000 fp16 among
-them; the bad kernel writes only inside its M × N buffer, so it cannot fault).
+Before the H200 record (reference_kernels/evidence/KL144.json), the pair ran only under Triton's
+interpreter on a CPU (2026-12-01; `TRITON_INTERPRET=1 kernelint prove --interpret KL144`, torch
+2.13.0+cpu, Triton 3.9.0, run `reference_kernels/evidence/runs/2026-12-01-cpu-issue20-KL144-interpret`):
+6,300 of 6,400 elements (64 × 100, fp32) and 8,223 of 8,481 (33 × 257, fp16) wrong, max abs error
+8.04 and 8.43, the good kernel exact. The H200 run (2026-12-01, torch 2.11.0, Triton 3.6.0, run
+`reference_kernels/evidence/runs/2026-12-01-h200-issue20-KL144`) gave the same two figures and, at
+8,192 × 1,000 fp16, 8,190,011 of 8,192,000 wrong (max abs error 11.1), the good kernel exact in all
+three cases: reproduced, so the rule is an error and on by default.
 
 Corpus (12 repositories, docs/precision.md): no finding. Of 369 (access, stride parameter) pairs
 whose launch argument reads another tensor's stride, 37 had both tensors' strides known, all equal
