@@ -14,8 +14,9 @@ class WgmmaStageReleasedBeforeWait(Rule):
     name = "wgmma-stage-released-before-wait"
     family = "cute-pipeline"
     dsl = "cute"
-    # Shown in the compiled program without a GPU (SASS: the release precedes the first wait);
-    # the wrong data it lets through has not been measured on a GPU yet: info and off.
+    # H200 (2026-12-01, run 2026-12-01-h200-issue23-item16-KL322): wrong products at 4096^3
+    # (2,551,588 of 16,777,216 out of tolerance) but none at 512^3, so `prove` says not-reproduced
+    # (1 of 2 cases): info and off, as the evidence policy requires.
     severity = Severity.INFO
     default_enabled = False
     evidence_class = "numerics"
@@ -57,8 +58,14 @@ wait after the stage's `SYNCS.ARRIVE` (the release) in the SASS: release at 0x19
 `WARPGROUP.DEPBAR` at 0x19e0; in the original kernel `WARPGROUP.DEPBAR.LE gsb0, 0x1` comes
 before the release. Removing `warpgroup.fence()` or `commit_group()` instead gave SASS identical
 to the original (ptxas injects `warpgroup.arrive`, C7519), so this rule does not report those
-(`benchmarks/cute_compile_only/wgmma_group_protocol.py`). The data race itself has not been run
-on a GPU: info, off by default.
+(`benchmarks/cute_compile_only/wgmma_group_protocol.py`).
+
+On an H200 (2026-12-01, nvidia-cutlass-dsl 4.8.1, the pair's 4-stage TMA pipeline, fp16 in, fp32
+accumulate) the bad kernel's product was wrong at 4096 × 4096 × 4096 (2,551,588 of 16,777,216
+elements out of tolerance, max abs error 109 against the good kernel's 2.7e-3) and right at
+512 × 512 × 512 (it matched the reference to the same 1.1e-4 as the good kernel): the race showed
+at one size of two, so `kernelint prove` calls the claim not reproduced and the rule stays info,
+off by default (*Evidence* below).
 
 Over the CuTe DSL corpus (CUTLASS, quack, flashinfer, flash-attention, Liger-Kernel) it examines
 52 commits and reports nothing; the same CUTLASS Hopper GEMMs (`dense_gemm.py`,
