@@ -112,6 +112,10 @@ def _serve(connection, parent_pid: int) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with_parent(parent_pid)
     _hold(signal.SIG_UNBLOCK)  # held by the parent while it forked this worker
+    # What the worker inherited (imports, rules, the project index) is never garbage here: out
+    # of the collector's sight, a full collection no longer traces it (about a second of CPU
+    # per worker on the corpus).
+    gc.freeze()
     while True:
         try:
             batch = connection.recv()
@@ -229,7 +233,10 @@ class _Batches:
 def _parallel(jobs_to_run: list[_Job], workers_wanted: int) -> list[_Result]:
     count = len(jobs_to_run)
     results: list[_Result | None] = [None] * count
-    size = max(1, count // (workers_wanted * 8))
+    # Small batches (about 48 per worker): the last one a worker holds when the other runs out
+    # of work is short, so neither waits long at the end (8 per worker left about 2 s of CPU
+    # imbalance on the corpus at -j2).
+    size = max(1, count // (workers_wanted * 48))
     queue = _Batches([list(range(start, min(start + size, count))) for start in range(0, count, size)],
                      workers_wanted)
     deaths = [0] * count
