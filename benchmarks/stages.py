@@ -67,9 +67,8 @@ def main(argv: list[str] | None = None) -> int:
                         start = time.process_time()
                         rule = rule_class()
                         try:
-                            for node_type in rule.node_types:
-                                for node in ctx.nodes(node_type):
-                                    list(rule.check(node, ctx))
+                            for node in engine.nodes_checked(rule, ctx):
+                                list(rule.check(node, ctx))
                             if rule.wants_finish:
                                 list(rule.finish(ctx))
                         except Exception:  # counted as time spent; the engine reports it as KL002

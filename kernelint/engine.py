@@ -179,6 +179,13 @@ def _imports_scope(imports: ImportTable, dsls: tuple[str, ...]) -> bool:
     return any(not r for r in roots) or any(imports.imports_any(*r) for r in roots)
 
 
+def nodes_checked(rule: Rule, ctx: FileContext) -> Iterable[ast.AST]:
+    """The nodes ``rule.check`` is called with, type by type in ``rule.node_types``: every node of
+    the type, except that the calls are only those ``rule.calls`` names when it names any."""
+    for node_type in rule.node_types:
+        yield from ctx.calls_to(rule.calls) if rule.calls and node_type is ast.Call else ctx.nodes(node_type)
+
+
 def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None,
                selected: list[type[Rule]] = ()) -> list[Finding]:
@@ -191,9 +198,8 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
         rule = rule_class()
         try:
             reports: list[Report] = []
-            for node_type in rule.node_types:
-                for node in ctx.nodes(node_type):
-                    reports.extend(rule.check(node, ctx))
+            for node in nodes_checked(rule, ctx):
+                reports.extend(rule.check(node, ctx))
             if rule.wants_finish:
                 reports.extend(rule.finish(ctx))
             findings.extend(_finding(path, rule_class, r) for r in reports)

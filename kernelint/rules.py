@@ -82,6 +82,13 @@ class Rule:
     prior_evidence: ClassVar[str] = ""
     #: AST node classes the rule wants to see (anywhere in the file).
     node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
+    #: The calls ``check`` can report on, as keys of ``FileContext.calls_to`` (called names, or
+    #: ``.name`` for any call of a function or method last named ``name``): when set, ``check``
+    #: sees only those calls instead of every ``ast.Call`` of the file. Most per-call rules
+    #: decide by the called name first, and asking each of them about every call of a CuTe
+    #: file cost seconds over a corpus. A rule whose ``check`` could report on another call
+    #: must not set it (``tests/test_call_dispatch.py`` checks this on every fixture and pair).
+    calls: ClassVar[frozenset[str]] = frozenset()
     #: When true, ``finish`` is called once per file after the walk.
     wants_finish: ClassVar[bool] = False
     #: DSLs the rule also applies to besides its home ``dsl`` (KL104 reads cuTile kernels too).

@@ -66,6 +66,7 @@ fresh, aligned allocation, and kernelint stays silent.
         "nvidia-cutlass-dsl 4.8.1)."
     )
     node_types = (ast.Call,)
+    calls = frozenset({FROM_DLPACK})
 
     def check(self, node: ast.Call, ctx):
         if not ctx.is_call(node, FROM_DLPACK) or not node.args:

@@ -43,6 +43,7 @@ class CpAsyncWaitImmediately(Rule):
     evidence_class = "perf"
     summary = "`cp_async_commit_group()` followed at once by `cp_async_wait_group(0)` in a loop: the async copy overlaps nothing."
     node_types = (ast.Call,)
+    calls = CP_ASYNC_WAIT
     doc = """
 ## What it does
 Reports `cute.arch.cp_async_wait_group(0)` (or the experimental `cp_async_wait_group(0)`) that

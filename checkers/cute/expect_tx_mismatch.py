@@ -9,6 +9,7 @@ from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
 from kernelint.model.cute.static import traced_functions
 from kernelint.model.cute.tx import (
+    TMA_PIPELINE_CREATES,
     expect_tx,
     folded_bytes,
     pipeline_barrier_of,
@@ -16,7 +17,7 @@ from kernelint.model.cute.tx import (
     tma_load_bytes,
     tma_pipeline_tx_count,
 )
-from kernelint.model.dsl.cute import COPY
+from kernelint.model.dsl.cute import COPY, EXPECT_TX
 from kernelint.rules import Report, Rule
 from kernelint.model.core.walk import subtree
 
@@ -39,6 +40,7 @@ class ExpectTxMismatch(Rule):
     summary = ("`mbarrier_arrive_and_expect_tx(bar, n)` with a byte count that differs from the bytes the TMA "
                "loads completing on `bar` deliver: the barrier never completes its phase (hang).")
     node_types = (ast.Call,)
+    calls = frozenset(EXPECT_TX) | TMA_PIPELINE_CREATES
     doc = """
 ## What it does
 Reports `cute.arch.mbarrier_arrive_and_expect_tx(bar, n)` and `cute.arch.mbarrier_expect_tx(bar, n)`

@@ -56,7 +56,7 @@ class JitCallInLoop(Rule):
     severity = Severity.WARNING
     evidence_class = "perf"
     summary = "A `@cute.jit` function called directly, or `cute.compile` run, in every iteration of a host loop."
-    node_types = (ast.Call,)
+    wants_finish = True
     doc = """
 ## What it does
 Reports, in host code (outside `@cute.jit` / `@cute.kernel` functions and the helpers of the
@@ -124,7 +124,12 @@ for i in range(num_chunks):
   `reference_kernels/evidence/runs/KL311-per-call-compile/2026-12-01-cpu-compile-cost.json`.
 """
 
-    def check(self, node: ast.Call, ctx):
+    def finish(self, ctx):
+        jit_names = {"." + k.node.name for k in ctx.kernels_of("cute") if JIT_DECORATOR in k.decorators}
+        for call in ctx.calls_to(frozenset({COMPILE, *jit_names})):  # the only calls it can report
+            yield from self._check_call(call, ctx)
+
+    def _check_call(self, node: ast.Call, ctx):
         compiles = ctx.call_name(node) == COMPILE
         jit_function = None if compiles else _host_jit_function(ctx, node)
         if not compiles and jit_function is None:

@@ -9,6 +9,9 @@ from kernelint.model.cute.static import low_precision_value
 from kernelint.model.core.loops import accumulation_target, carried_sum
 from kernelint.rules import Report, Rule
 
+#: Warp reductions (``cute.arch.warp_reduction(value, op)``) and the sum-only spelling.
+_WARP_REDUCTIONS = ("warp_reduction", "warp_reduction_sum")
+
 
 class LowPrecisionAccumulation(Rule):
     code = "KL312"
@@ -19,6 +22,7 @@ class LowPrecisionAccumulation(Rule):
     evidence_class = "numerics"
     summary = "A sum carried across loop iterations in a bf16/fp16 accumulator: rounding error grows with the length."
     node_types = (ast.AugAssign, ast.Assign, ast.Call)
+    calls = frozenset("." + name for name in _WARP_REDUCTIONS)
     doc = """
 ## What it does
 Reports, in a `@cute.jit` / `@cute.kernel` function, an addition into an accumulator inside a
@@ -104,9 +108,6 @@ out[row] = acc.to(out.element_type)
             "butterfly step rounds the partial sums to it; convert to `cutlass.Float32` before the reduction "
             "and back after it",
         )
-
-#: Warp reductions (``cute.arch.warp_reduction(value, op)``) and the sum-only spelling.
-_WARP_REDUCTIONS = ("warp_reduction", "warp_reduction_sum")
 
 
 def _is_addition(ctx, op: ast.AST | None) -> bool:

@@ -14,6 +14,7 @@ from kernelint.model.cute.mbarriers import (
     publishes_through_helpers,
 )
 from kernelint.model.dsl import cute
+from kernelint.model.dsl.cute import MBARRIER_INIT
 from kernelint.rules import Report, Rule
 from kernelint.model.core.walk import subtree
 
@@ -114,6 +115,7 @@ cute.arch.mbarrier_wait(mbar, 0)
 """
     references = f"{TMA_SKILL} (`mbarrier_init` once, then `mbarrier_init_fence` and a sync); 'Cluster features (SM90+)'."
     node_types = (ast.Call,)
+    calls = MBARRIER_INIT
 
     def check(self, node: ast.Call, ctx):
         if not is_mbarrier_init(ctx, node) or ctx.kernel_of(node) is None:

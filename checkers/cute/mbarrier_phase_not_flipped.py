@@ -7,6 +7,7 @@ import ast
 from kernelint.checkers.cute.helpers import TMA_SKILL
 from kernelint.findings import Severity
 from kernelint.model.cute.mbarriers import wait_operands
+from kernelint.model.dsl.cute import MBARRIER_WAITS
 from kernelint.model.core.loops import assigned_in, ring_modulus, trip_count_at_most
 from kernelint.rules import Report, Rule
 
@@ -59,6 +60,7 @@ for k in cutlass.range(num_tiles):
 """
     references = f"{TMA_SKILL} (every consumer tracks `(index, phase)` and flips phase each wrap); 'Failure → diagnosis table', row 'Hang'."
     node_types = (ast.Call,)
+    calls = frozenset(MBARRIER_WAITS)
 
     def check(self, node: ast.Call, ctx):
         operands = wait_operands(ctx, node)

@@ -29,6 +29,7 @@ class MissingSyncAfterCpAsyncWait(Rule):
     summary = ("`cp_async_wait_group(n)` followed by a read of shared memory that other threads copied, with no "
                "`sync_threads()` in between: the read races with their copies (stale or wrong data).")
     node_types = (ast.Call,)
+    calls = CP_ASYNC_WAIT
     wants_finish = False
     doc = """
 ## What it does

@@ -7,7 +7,7 @@ import ast
 from kernelint.findings import Severity
 from kernelint.model.cute.resources import named_barrier
 from kernelint.model.cute.static import cute_int
-from kernelint.model.dsl.cute import NAMED_BARRIER_COUNT, WARP_SIZE
+from kernelint.model.dsl.cute import NAMED_BARRIER_COUNT, NAMED_BARRIERS, WARP_SIZE
 from kernelint.rules import Report, Rule
 
 
@@ -20,6 +20,7 @@ class NamedBarrierInvalid(Rule):
     evidence_class = "compile"
     summary = "A named barrier with a thread count that is not a multiple of 32, or an id outside 0..15."
     node_types = (ast.Call,)
+    calls = frozenset(NAMED_BARRIERS)
     doc = """
 ## What it does
 Reports named barriers (`cute.arch.barrier(barrier_id=..., number_of_threads=...)`,

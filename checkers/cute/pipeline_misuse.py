@@ -7,7 +7,7 @@ import ast
 from kernelint.findings import Severity
 from kernelint.model.core.calls import argument
 from kernelint.model.cute.mbarriers import publishes_through_helpers
-from kernelint.model.cute.pipeline import created_pipeline, state_side, thread_group_size
+from kernelint.model.cute.pipeline import PIPELINE_CREATES, created_pipeline, state_side, thread_group_size
 from kernelint.model.dsl.cute import CONSUMER_METHODS, KERNEL, PRODUCER_METHODS, TMA_LOAD_PIPELINES, WARP_SIZE
 from kernelint.rules import Report, Rule
 from kernelint.model.core.walk import subtree
@@ -26,6 +26,7 @@ class PipelineMisuse(Rule):
     evidence_class = "hang"
     summary = "A `cutlass.pipeline` whose barriers cannot complete: a TMA producer group larger than one thread, a deferred init never published, or a state used from the wrong side."
     node_types = (ast.Call,)
+    calls = PIPELINE_CREATES | {"." + method for method in PRODUCER_METHODS | CONSUMER_METHODS}
     doc = """
 ## What it does
 Reports three ways of setting up or driving a `cutlass.pipeline` that leave its barriers

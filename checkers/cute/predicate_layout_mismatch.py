@@ -25,7 +25,7 @@ class PredicateLayoutMismatch(Rule):
     evidence_class = "numerics"
     summary = ("The predicate of a `cute.copy(..., pred=...)` comes from coordinates partitioned by another "
                "tiled copy, or tiled differently, than the data: the wrong elements are masked.")
-    node_types = (ast.Call,)
+    wants_finish = True
     doc = """
 ## What it does
 Reports a predicated copy (`cute.copy(atom, src, dst, pred=p)`, a library copy helper called
@@ -87,13 +87,13 @@ cute.copy(tiled_copy, tXgX, tXrX, pred=tXpX)
 - CuTe DSL kernel skill, 'Copies and predication' (partition an identity tensor alongside the data; "predicate from the identity tensor partitioned identically to data" in its failure table).
 """
 
-    def check(self, node, ctx):
-        copies = ctx.__dict__.get("_kl316_copies")
-        if copies is None:
-            copies = ctx.__dict__["_kl316_copies"] = {id(c.call): c for c in predicated_copies(ctx)}
-        copy = copies.get(id(node))
-        if copy is None:
-            return
+    def finish(self, ctx):
+        for copy in predicated_copies(ctx):
+            yield from self._check_copy(copy, ctx)
+
+    @staticmethod
+    def _check_copy(copy, ctx):
+        node = copy.call
         function = ctx.function_of(node)
         if function is None or id(function) not in traced_functions(ctx):
             return

@@ -24,6 +24,7 @@ class SetmaxregisterNotMultipleOf8(Rule):
     evidence_class = "compile"
     summary = "`setmaxregister_increase/decrease(n)` with `n` not a multiple of 8 in 24..256: the kernel does not compile."
     node_types = (ast.Call,)
+    calls = SETMAXREGISTER
     doc = """
 ## What it does
 Reports `cute.arch.setmaxregister_increase(n)` and `setmaxregister_decrease(n)` (and their

@@ -5,6 +5,8 @@ import ast
 
 from kernelint.findings import Severity
 from kernelint.model.cute.resources import (
+    TMEM_ALLOCATION_CALLS,
+    TMEM_COLUMNS_CALLS,
     frees_tmem,
     kernel_entries_reaching,
     tmem_allocation_handle,
@@ -29,6 +31,7 @@ class TmemAllocInvalid(Rule):
     evidence_class = "compile"
     summary = "`alloc_tmem(n)` with `n` not a power of two of at least 32 (the kernel does not compile), or tensor memory never freed."
     node_types = (ast.Call,)
+    calls = TMEM_ALLOCATION_CALLS | TMEM_COLUMNS_CALLS
     doc = """
 ## What it does
 Reports a tensor-memory allocation, `cute.arch.alloc_tmem(n, ptr)` or

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from kernelint.findings import Severity
-from kernelint.model.cute.resources import tmem_columns
+from kernelint.model.cute.resources import TMEM_COLUMNS_CALLS, tmem_columns
 from kernelint.model.cute.static import cute_int
 from kernelint.model.dsl.cute import TMEM_MAX_COLUMNS
 from kernelint.rules import Report, Rule
@@ -19,6 +19,7 @@ class TmemOver512Columns(Rule):
     evidence_class = "compile"
     summary = "`alloc_tmem(n)` with `n` above 512: tensor memory has 512 columns, the kernel does not compile."
     node_types = (ast.Call,)
+    calls = TMEM_COLUMNS_CALLS
     doc = """
 ## What it does
 Reports a tensor-memory allocation, `cute.arch.alloc_tmem(n, ptr)` or

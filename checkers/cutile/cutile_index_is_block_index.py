@@ -65,6 +65,7 @@ class CutileIndexIsBlockIndex(Rule):
     summary = ("A `ct.load`/`ct.store` index multiplies a block id by the tile size: cuTile indexes "
                "tiles, so this reads and writes the wrong tiles.")
     node_types = (ast.Call,)
+    calls = frozenset(_ACCESSES)
     doc = """
 ## What it does
 Flags a `ct.load` or `ct.store` in cuTile tile code whose `index=` entry for one axis is a

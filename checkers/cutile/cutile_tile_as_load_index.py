@@ -25,6 +25,7 @@ class CutileTileAsLoadIndex(Rule):
     summary = ("A `ct.load`/`ct.store` index entry is a tile with one or more axes (loaded with "
                "`shape=(1,)`, a `ct.arange`): the index takes scalars, so the kernel does not compile.")
     node_types = (ast.Call,)
+    calls = frozenset(_INDEXED)
     doc = """
 ## What it does
 Reports an entry of the `index=` of a `ct.load` or `ct.store` in cuTile tile code whose value is

@@ -37,6 +37,7 @@ class AssumeFalseForSomeProgram(Rule):
     summary = ("`tl.assume(pid > 0)` on a program index that is 0 in the first program: undefined behaviour "
                "the compiler uses to drop that program's guards.")
     node_types = (ast.Call,)
+    calls = frozenset({triton.ASSUME})
     doc = """
 ## What it does
 Flags `tl.assume(x > 0)` (also `x >= 1`, `x != 0`, `0 < x`) in a Triton kernel where `x` is 0 in

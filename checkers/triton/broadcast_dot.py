@@ -30,6 +30,7 @@ class BroadcastDot(Rule):
     evidence_class = "perf"
     summary = "A 2D tile broadcast to a 3D batch and multiplied with a batched `tl.dot`."
     node_types = (ast.Call,)
+    calls = frozenset({BROADCAST_TO, ".broadcast_to"})
     doc = """
 ## What it does
 Flags a tile copied along a new leading batch axis with `tl.broadcast_to`

@@ -43,6 +43,7 @@ class ErfNeedsFp32(Rule):
     evidence_class = "compile"
     summary = "`tl.math.erf` on a value that is not fp32/fp64 does not compile; upcast it first."
     node_types = (ast.Call,)
+    calls = triton.ERF_FUNCTIONS | {".erf"}
     doc = """
 ## What it does
 Flags `tl.erf` / `tl.math.erf` / `x.erf()` and libdevice's `erf`, `erfc`, `erfcx`, `erfinv`

@@ -26,6 +26,7 @@ class Fp32DotDefaultTf32(Rule):
     summary = ("`tl.dot` of tiles loaded from fp32 tensors with no `input_precision`: Triton multiplies them in "
                "TF32 on NVIDIA GPUs, about 1e-3 relative error where fp32 results are expected.")
     node_types = (ast.Call,)
+    calls = frozenset({triton.DOT})
     doc = """
 ## What it does
 Flags `tl.dot(a, b)` in a `@triton.jit` function that passes neither `input_precision` nor

@@ -11,7 +11,7 @@ from kernelint.model.core import dataflow
 from kernelint.model.core.reaching import reaching_definitions
 from kernelint.model.index.masks import loads_feeding
 from kernelint.model.project.host import DTypes, addressed_dtypes
-from kernelint.model.triton.dtypes import conversion_target, triton_dtype
+from kernelint.model.triton.dtypes import CONVERSION_CALLS, conversion_target, triton_dtype
 from kernelint.model.triton.memory import base_parameters
 from kernelint.rules import Because, Report, Rule
 
@@ -30,6 +30,7 @@ class HardcodedPointerType(Rule):
     evidence_class = "numerics"
     summary = "Pointer cast to a fixed float element type; tensors of another dtype are read at the wrong addresses."
     node_types = (ast.Call,)
+    calls = CONVERSION_CALLS
     doc = """
 ## What it does
 Flags a conversion to a pointer with a literal float element type in a Triton kernel:

@@ -185,6 +185,7 @@ class Int32StrideTable(Rule):
     evidence_class = "crash"
     summary = "Strides or addresses stored as torch.int32 for a Triton kernel overflow past 2^31 elements."
     node_types = (ast.Call,)
+    calls = _TENSOR_CONSTRUCTORS | {"torch.cumsum", ".int", ".to"}
     doc = """
 ## What it does
 Flags host code that builds a tensor of strides or addresses with `dtype=torch.int32`

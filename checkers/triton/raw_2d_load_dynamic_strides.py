@@ -8,6 +8,7 @@ from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
 from kernelint.model.core import dataflow
 from kernelint.model.core.calls import argument
+from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 
 
@@ -26,6 +27,7 @@ class RawTileLoadDynamicStrides(Rule):
     evidence_class = "perf"
     summary = "2D tile loaded through raw pointers whose strides or base were loaded; use a tensor descriptor."
     node_types = (ast.Call,)
+    calls = frozenset({triton.LOAD})
     doc = """
 ## What it does
 Flags a `tl.load` of a 2D tile whose pointer is built from broadcast offsets

@@ -57,6 +57,7 @@ class RuntimeValueInShape(Rule):
     evidence_class = "compile"
     summary = "A tensor shape in a Triton kernel uses a value known only at run time: it does not compile."
     node_types = (ast.Call,)
+    calls = frozenset({triton.ARANGE, triton.ZEROS, triton.FULL, *_SHAPE_FUNCTIONS}) | {"." + m for m in _SHAPE_METHODS}
     doc = """
 ## What it does
 Flags, inside a Triton kernel, a `tl.arange` bound or a shape given to `tl.zeros`, `tl.full`,

@@ -185,6 +185,28 @@ class FileContext:
             self._indexed.add(node_type)
         return self._buckets.get(node_type, [])
 
+    def calls_to(self, keys: frozenset[str]) -> list[ast.Call]:
+        """The calls of the file that ``keys`` name, in source order. A key is a called name
+        (``triton.language.load``), or ``.name`` for every call of a function last named
+        ``name``, as written or as resolved (``.to`` matches ``x.to(...)``, ``.create`` matches
+        ``PipelineTmaAsync.create(...)``, ``.load`` matches ``ld(...)`` after ``from
+        triton.language import load as ld``). The calls are grouped by key once per file."""
+        calls = self.nodes(ast.Call)
+        by_key = self.__dict__.get("_calls_by_key")
+        if by_key is None:
+            by_key = self.__dict__["_calls_by_key"] = {}
+            for position, call in enumerate(calls):
+                func = call.func
+                name = self.qualname(func)
+                written = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+                keys_of_call = {name, "." + name.rsplit(".", 1)[-1]} if name is not None else set()
+                if written is not None:
+                    keys_of_call.add("." + written)
+                for key in keys_of_call:
+                    by_key.setdefault(key, []).append(position)
+        positions = sorted({position for key in keys for position in by_key.get(key, ())})
+        return [calls[position] for position in positions]
+
     # --- scopes ------------------------------------------------------------------------------
 
     def scope_of(self, node: ast.AST) -> ast.AST:

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from kernelint.model.context import FileContext
 
 
+#: The calls ``created_pipeline`` can answer for (any ``.create``: the class is checked there).
+PIPELINE_CREATES = frozenset({".create"})
+
+
 def created_pipeline(ctx: "FileContext", call: ast.Call) -> str | None:
     """The pipeline class (qualified name) when ``call`` is ``<cutlass.pipeline class>.create(...)``."""
     name = ctx.call_name(call) or ""

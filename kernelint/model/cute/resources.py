@@ -35,6 +35,10 @@ def _is_tmem_allocator(ctx: "FileContext", receiver: ast.expr) -> bool:
     return False
 
 
+#: The calls ``tmem_columns`` can answer for (keys of ``FileContext.calls_to``).
+TMEM_COLUMNS_CALLS = frozenset({ALLOC_TMEM, ".allocate"})
+
+
 def tmem_columns(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     """The column-count argument of a tensor-memory allocation, or None for any other call.
     An ``arch=`` other than the default makes the limits another architecture's: None too."""
@@ -46,6 +50,10 @@ def tmem_columns(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     if isinstance(func, ast.Attribute) and func.attr == "allocate" and _is_tmem_allocator(ctx, func.value):
         return argument(call, "num_columns", 0)
     return None
+
+
+#: The calls ``tmem_allocation_handle`` can answer for.
+TMEM_ALLOCATION_CALLS = frozenset({ALLOC_TMEM, *TMEM_ALLOCATE, *("." + m for m in TMEM_ALLOCATOR_ALLOCATES)})
 
 
 def tmem_allocation_handle(ctx: "FileContext", call: ast.Call) -> ast.expr | None:

@@ -279,6 +279,10 @@ def tma_barrier(copy: ast.Call) -> ast.expr | None:
     return argument(copy, "tma_bar_ptr")
 
 
+#: The calls ``tma_pipeline_tx_count`` can answer for.
+TMA_PIPELINE_CREATES = frozenset(pipeline + ".create" for pipeline in TMA_LOAD_PIPELINES)
+
+
 def tma_pipeline_tx_count(ctx: "FileContext", call: ast.Call) -> tuple[str, ast.expr] | None:
     """``(name, tx_count)`` for ``name = PipelineTmaAsync.create(..., tx_count=n, ...)`` (a TMA load
     pipeline bound to a local name or ``self.<attr>``); None for any other call."""

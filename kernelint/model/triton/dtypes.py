@@ -42,6 +42,10 @@ class Precision(Enum):
     UNKNOWN = "unknown"
 
 
+#: The calls ``conversion_target`` can answer for.
+CONVERSION_CALLS = frozenset({".to", TL + "cast"})
+
+
 def conversion_target(ctx: "FileContext", call: ast.Call) -> ast.expr | None:
     """The dtype a kernel-side conversion converts to: ``x.to(T)``, ``x.to(dtype=T)``,
     ``tl.cast(x, T)``; None for any other call."""
