@@ -21,7 +21,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from kernelint.cache import Cache, cache_directory, config_key, digest
-from kernelint.versions import targets_for_settings
+from kernelint.versions import TargetsOfBatch
 from kernelint.config import Settings, codes_for_file, selected_codes
 from kernelint.engine import INTERNAL_ERROR, Options, check_file, check_source, decode
 from kernelint.findings import Finding
@@ -355,6 +355,7 @@ def check_groups(groups: dict[Settings, list[str]], jobs: int, use_cache: bool =
     file's findings are in, from the cache or a worker alike."""
     rules = all_rules()
     project_index.look_again()
+    targets_for_settings = TargetsOfBatch()  # one answer per folder and settings for this run
     work: list[tuple[str, Options]] = []
     for settings, files in groups.items():
         selected = selected_codes(settings, rules)

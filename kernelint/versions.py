@@ -302,12 +302,27 @@ def _environment_yml(root: Path) -> list[Pin]:
     return pins
 
 
-def _pin_files(root: Path) -> list[Path]:
-    files = [root / name for name in ("pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml")]
-    files += sorted(root.glob("requirements*.txt"))
-    folder = root / "requirements"
-    if folder.is_dir():
-        files += sorted(folder.glob("*.txt"))
+def _names_in(folder: str) -> list[str]:
+    """The sorted entry names of ``folder`` (none when it cannot be listed), as ``Path.glob``
+    sees them: sorted names are the sorted paths of one folder."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entry.name for entry in entries)
+    except OSError:
+        return []
+
+
+def _pin_files(root: Path) -> list[str]:
+    """The pin files ``_stamp`` looks at, by name (``os`` calls: this runs for every checked file
+    outside a batch, and pathlib's glob made it the largest part of finding a file's targets)."""
+    base = os.fspath(root)
+    files = [os.path.join(base, name) for name in
+             ("pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml")]
+    names = _names_in(base) if os.path.isdir(base) else []
+    files += [os.path.join(base, n) for n in names if n.startswith("requirements") and n.endswith(".txt")]
+    folder = os.path.join(base, "requirements")
+    if os.path.isdir(folder):
+        files += [os.path.join(folder, n) for n in _names_in(folder) if n.endswith(".txt")]
     return files
 
 
@@ -317,10 +332,10 @@ def _stamp(root: Path) -> tuple:
     stamp = []
     for path in _pin_files(root):
         try:
-            info = path.stat()
-        except OSError:
+            info = os.stat(path)
+        except (OSError, ValueError):
             continue
-        stamp.append((path.name, info.st_size, info.st_mtime_ns))
+        stamp.append((os.path.basename(path), info.st_size, info.st_mtime_ns))
     return tuple(stamp)
 
 
@@ -340,11 +355,13 @@ def project_pins(root: Path) -> tuple[Pin, ...]:
 
 def pinned(dsl: str, root: Path | None) -> Target | None:
     """The target a project's pins give ``dsl``, or None when it pins no version of it."""
-    if root is None:
-        return None
+    return _pinned(dsl, project_pins(root)) if root is not None else None
+
+
+def _pinned(dsl: str, pins: tuple[Pin, ...]) -> Target | None:
     module = DSLS[dsl]
     names = {normalize_name(n) for n in module.DISTRIBUTIONS}
-    for pin in project_pins(root):
+    for pin in pins:
         if pin.name not in names:
             continue
         chosen = version_of(list(pin.clauses), module.RELEASES)
@@ -397,21 +414,27 @@ def _root_of(directory: Path) -> Path | None:
 
 
 @lru_cache(maxsize=1024)
-def _resolved(directory: Path, configured: tuple[tuple[str, str, str], ...], stamp: tuple) -> Targets:
+def _resolved(root: Path | None, configured: tuple[tuple[str, str, str], ...], stamp: tuple) -> Targets:
+    """The targets of every file whose project root is ``root`` (the answer depends on the
+    folder only through its root); ``stamp`` is the root's ``_stamp`` (``()`` without one)."""
     given = {dsl: configured_target(dsl, text, where) for dsl, text, where in configured}
-    root = _root_of(directory)
+    pins = None  # read only when a DSL is not fixed by the settings
     chosen = []
     for dsl in ("triton", "cute", "cutile"):
-        chosen.append(given.get(dsl) or pinned(dsl, root) or installed(dsl) or newest(dsl))
+        target = given.get(dsl)
+        if target is None and root is not None:
+            if pins is None:
+                pins = _project_pins(root, stamp)
+            target = _pinned(dsl, pins)
+        chosen.append(target or installed(dsl) or newest(dsl))
     return Targets(*chosen)
 
 
 def targets_for(path: str | os.PathLike, configured: tuple[tuple[str, str, str], ...] = ()) -> Targets:
     """The targets of the file at ``path``; ``configured`` holds ``(dsl, version, where)`` for each
     DSL the settings fix (``Settings.target_versions``)."""
-    directory = Path(os.path.abspath(path)).parent
-    root = _root_of(directory)
-    return _resolved(directory, tuple(configured), _stamp(root) if root is not None else ())
+    root = _root_of(Path(os.path.dirname(os.path.abspath(path))))
+    return _resolved(root, tuple(configured), _stamp(root) if root is not None else ())
 
 
 def targets_for_settings(path: str | os.PathLike, settings) -> Targets:
@@ -419,3 +442,31 @@ def targets_for_settings(path: str | os.PathLike, settings) -> Targets:
     project's pins, else installed, else the newest known. What every front end passes to the
     engine in ``Options.target_versions``."""
     return targets_for(path, getattr(settings, "target_versions", ()))
+
+
+class TargetsOfBatch:
+    """``targets_for_settings`` for the files of one batch run (``runner.check_groups``): one
+    answer per folder and settings, and each project's pin files looked at once, not once per
+    file. A pin edited during the batch is seen by the next batch; a long-running process makes
+    a new one per run, as ``targets_for`` re-reads an edited pin at every call."""
+
+    def __init__(self) -> None:
+        self._roots: dict[str, Path | None] = {}
+        self._stamps: dict[Path, tuple] = {}
+        self._targets: dict[tuple, Targets] = {}
+
+    def __call__(self, path: str | os.PathLike, settings) -> Targets:
+        folder = os.path.dirname(os.path.abspath(path))
+        configured = tuple(getattr(settings, "target_versions", ()))
+        known = self._targets.get((folder, configured))
+        if known is None:
+            if folder not in self._roots:
+                self._roots[folder] = _root_of(Path(folder))
+            root = self._roots[folder]
+            stamp = ()
+            if root is not None:
+                if root not in self._stamps:
+                    self._stamps[root] = _stamp(root)
+                stamp = self._stamps[root]
+            known = self._targets[(folder, configured)] = _resolved(root, configured, stamp)
+        return known
