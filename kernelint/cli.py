@@ -193,16 +193,18 @@ def _settings(args, start: Path | None = None):
 def _by_config(files: list[str], settings, args) -> dict:
     """Files grouped by the settings that apply to them: each file follows its nearest
     configuration (as the flake8 and pylint plugins do) unless --config names one."""
-    from kernelint.config import find_config, load_settings
+    from kernelint.config import NearestConfigs, load_settings
+    from kernelint.discovery import ResolvedFolders
 
     if args.config:
         return {settings: files}
     nearest: dict[Path, object] = {}
     groups: dict = {}
+    folder_of, config_of = ResolvedFolders(), NearestConfigs()  # one resolve and climb per folder
     for path in files:
-        directory = Path(path).resolve().parent
+        directory = folder_of(path)
         if directory not in nearest:
-            same = find_config(directory) == settings.source
+            same = config_of(directory) == settings.source
             nearest[directory] = settings if same else _with_flags(load_settings(directory), args)
         groups.setdefault(nearest[directory], []).append(path)
     return groups

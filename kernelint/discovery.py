@@ -177,6 +177,30 @@ def discover(targets: list[str], settings: Settings, warn: Warn | None = None) -
     return sorted(unique.values()), missing
 
 
+class ResolvedFolders:
+    """``Path(path).resolve().parent`` of the files of one run, one ``resolve`` per folder: a
+    file that is no symbolic link is in the resolved folder of its folder (resolving each of the
+    corpus's 6,092 files took 0.13 CPU s; ``lstat`` tells the links apart, which keep the full
+    resolve, as do names that are no file's)."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, Path] = {}
+
+    def __call__(self, path: str | os.PathLike) -> Path:
+        path = Path(path)
+        try:
+            plain = path.name not in ("", "..") and not stat.S_ISLNK(os.lstat(path).st_mode)
+        except (OSError, ValueError):
+            plain = False
+        if not plain:
+            return path.resolve().parent
+        folder = path.parent
+        known = self._known.get(folder)
+        if known is None:
+            known = self._known[folder] = folder.resolve()
+        return known
+
+
 def _once(warn: Warn) -> Warn:
     said: set[str] = set()
 

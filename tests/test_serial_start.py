@@ -199,3 +199,32 @@ def test_a_spec_the_patterns_cannot_be_joined_for_is_asked_itself(tmp_path):
     spec.patterns[0].regex = re.compile(spec.patterns[0].regex.pattern, re.IGNORECASE)  # a flag
     assert discovery._any_ignoring(spec) is None
     assert discovery._ignored(f"{tmp_path}/r/A.PY", False, [discovery._spec_below(tmp_path / "r", spec)])
+
+
+# --- grouping files by configuration -----------------------------------------------------------
+
+def test_resolved_folders_are_what_resolving_each_file_gives(tmp_path, monkeypatch):
+    _write(tmp_path, {"real/a.py": "", "real/sub/b.py": "", "other/c.py": ""})
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "to_other.py").symlink_to(tmp_path / "other" / "c.py")
+    (tmp_path / "real" / "loop.py").symlink_to("loop.py")
+    monkeypatch.chdir(tmp_path / "real")
+    folder_of = discovery.ResolvedFolders()
+    for path in ["a.py", "./a.py", "sub/../a.py", "sub/b.py", "../linked/sub/b.py", str(tmp_path / "linked/a.py"),
+                 "to_other.py", "gone.py", "..", ".", "sub//b.py"]:
+        assert folder_of(path) == Path(path).resolve().parent, path
+    with pytest.raises(RuntimeError):  # a symlink loop is resolved as before: Path.resolve raises
+        folder_of("loop.py")
+
+
+def test_nearest_configs_are_what_find_config_gives(tmp_path):
+    from kernelint.config import NearestConfigs, find_config
+
+    _write(tmp_path, {"p/pyproject.toml": "[project]\nname = 'p'\n", "p/a/b/x.py": "",
+                      "q/pyproject.toml": "[tool.kernelint]\nselect = ['KL1']\n", "q/a/kernelint.toml": "",
+                      "q/a/b/c/x.py": "", "q/d/x.py": ""})
+    config_of = NearestConfigs()
+    for folder in ["p/a/b", "p/a", "p", "q/a/b/c", "q/a/b", "q/d", "q", ""]:
+        resolved = (tmp_path / folder).resolve()
+        assert config_of(resolved) == find_config(resolved), folder
+    assert config_of((tmp_path / "q/a/b/c").resolve()) == (tmp_path / "q/a/kernelint.toml").resolve()
