@@ -528,11 +528,11 @@ class FileContext:
         launches = []
         for call in self.nodes(ast.Call):
             func = call.func
-            keywords = {k.arg: k.value for k in call.keywords if k.arg}
             if isinstance(func, ast.Subscript):
                 kernel_expr = launched_kernel_expr(self, func.value)
                 kernel = self._kernel_for(kernel_expr)
                 if kernel is not None:
+                    keywords = {k.arg: k.value for k in call.keywords if k.arg}
                     launches.append(Launch(call, "subscript", kernel_expr, kernel, func.slice, list(call.args), keywords))
             elif self.qualname(func) == cutile.LAUNCH:
                 signature = cutile.SIGNATURES[cutile.LAUNCH]
@@ -557,7 +557,8 @@ class FileContext:
                 kernel = self._kernel_for(inner.func)
                 if kernel is not None and kernel.dsl == "cute":
                     inner_keywords = {k.arg: k.value for k in inner.keywords if k.arg}
-                    launches.append(Launch(call, "cute", inner.func, kernel, keywords.get("grid"), list(inner.args), inner_keywords))
+                    grid = next((k.value for k in call.keywords if k.arg == "grid"), None)
+                    launches.append(Launch(call, "cute", inner.func, kernel, grid, list(inner.args), inner_keywords))
         return launches
 
     def launches_of(self, dsl: str, imported: bool = False) -> list[Launch]:

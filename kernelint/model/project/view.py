@@ -405,10 +405,9 @@ def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
     (``Launch.kernel`` is None: the caller resolves ``kernel_expr``)."""
     for call in ctx.nodes(ast.Call):
         func = call.func
-        keywords = {k.arg: k.value for k in call.keywords if k.arg}
         if dsl == "triton" and isinstance(func, ast.Subscript):
             yield Launch(call, "subscript", launched_kernel_expr(ctx, func.value), None, func.slice, list(call.args),
-                         keywords)
+                         {k.arg: k.value for k in call.keywords if k.arg})
         elif dsl == "cutile" and ctx.qualname(func) == cutile.LAUNCH:
             signature = cutile.SIGNATURES[cutile.LAUNCH]
             kernel_expr = signature_argument(call, signature, "kernel")
@@ -420,5 +419,6 @@ def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
         elif dsl == "cute" and isinstance(func, ast.Attribute) and func.attr == "launch" \
                 and isinstance(func.value, ast.Call):
             inner = func.value
-            yield Launch(call, "cute", inner.func, None, keywords.get("grid"), list(inner.args),
+            grid = next((k.value for k in call.keywords if k.arg == "grid"), None)
+            yield Launch(call, "cute", inner.func, None, grid, list(inner.args),
                          {k.arg: k.value for k in inner.keywords if k.arg})

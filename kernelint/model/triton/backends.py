@@ -20,7 +20,10 @@ _FOREIGN = re.compile(
     r"\btorch_npu\b|\btorch\.npu\b|\btorch_mlu\b|\btorch\.mlu\b|\btorch\.xpu\b|"
     r"triton\.language\.extra\.(?:cann|ascend|mlu|kunlunxin|xpu)\b|\btriton_ascend\b"
 )
-_WORDS = ("npu", "mlu", "xpu", "cann", "ascend", "kunlunxin")
+#: A text none of these occur in cannot match ``_FOREIGN`` (each alternative needs one): a plain
+#: substring scan rules most files out. (Bare ``npu`` occurs in every ``input``: with it, the
+#: regular expression ran on most files, 1.7 ms each.)
+_NEEDED = ("torch_npu", "torch.npu", "torch_mlu", "torch.mlu", "torch.xpu", "triton.language.extra.", "triton_ascend")
 _cache: "weakref.WeakKeyDictionary[FileContext, bool]" = weakref.WeakKeyDictionary()
 
 
@@ -28,6 +31,5 @@ def foreign_backend(ctx: "FileContext") -> bool:
     """The file targets a non-NVIDIA Triton backend (an NPU, MLU or XPU fork)."""
     found = _cache.get(ctx)
     if found is None:
-        # Every form names one of these words: a plain substring scan rules most files out.
-        found = _cache[ctx] = any(word in ctx.source for word in _WORDS) and _FOREIGN.search(ctx.source) is not None
+        found = _cache[ctx] = any(text in ctx.source for text in _NEEDED) and _FOREIGN.search(ctx.source) is not None
     return found
