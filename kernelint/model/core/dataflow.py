@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
 from kernelint.model.core.calls import argument
 from kernelint.model.core.values import assigned_names
@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 
 from kernelint.model.dsl.triton import ARANGE, CAST, DOT, EXPAND_DIMS, LOAD, POINTER_TYPE, REDUCTIONS
 from kernelint.model.dsl.triton import VALUE_HINTS as _HINTS
-from kernelint.model.core.memo import remembered
+from kernelint.model.core.memo import kept_on, remembered
 from kernelint.model.core.walk import children
 
 _MAX_DEPTH = 16
+T = TypeVar("T")
 
 ROWS, COLS = 0, 1
 
@@ -66,14 +67,84 @@ def reaches(
     return None
 
 
+def _successors(ctx: "FileContext", node: ast.AST, prune) -> list[ast.AST] | tuple[ast.AST, ...]:
+    """Where ``reaches`` goes on from ``node``: a read name's assigned values, else its children."""
+    if prune is not None and prune(node):
+        return ()
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return bound_values(ctx, node)
+    return () if isinstance(node, ast.Lambda) else children(node)
+
+
+def reached_union(ctx: "FileContext", expr: ast.AST, question: str, label: Callable[[ast.AST], T],
+                  prune: Callable[[ast.AST], bool] | None = None) -> T:
+    """``label(n)`` joined with ``|`` over every node ``n`` that ``reaches`` would visit from
+    ``expr`` (``prune`` as there), kept per node for ``question``. The value graph's strongly
+    connected parts (a name that a loop adds to itself) are found once (Tarjan), so asking
+    about every pointer of a kernel costs one pass over what they reach, not one per pointer.
+    Unlike ``reaches`` it follows names to any depth: a fixed point has no depth to bound."""
+    memo = kept_on(ctx, "reached_" + question)
+    if id(expr) in memo:
+        return memo[id(expr)][1]
+    order: dict[int, int] = {}
+    low: dict[int, int] = {}
+    joined: dict[int, T] = {}
+    members: list[ast.AST] = []
+    on_members: set[int] = set()
+    frames = []
+
+    def enter(node: ast.AST) -> None:
+        key = id(node)
+        order[key] = low[key] = len(order)
+        joined[key] = label(node)
+        members.append(node)
+        on_members.add(key)
+        frames.append((node, iter(_successors(ctx, node, prune))))
+
+    enter(expr)
+    while frames:
+        node, pending = frames[-1]
+        key = id(node)
+        for successor in pending:
+            other = id(successor)
+            if other in memo:
+                joined[key] = joined[key] | memo[other][1]
+            elif other not in order:
+                enter(successor)
+                break
+            elif other in on_members:
+                low[key] = min(low[key], order[other])
+        else:
+            frames.pop()
+            if low[key] == order[key]:  # ``node`` roots a strongly connected part: it is complete
+                part = []
+                while True:
+                    member = members.pop()
+                    on_members.discard(id(member))
+                    part.append(member)
+                    if member is node:
+                        break
+                value = joined[key]
+                for member in part:
+                    value = value | joined[id(member)]
+                for member in part:
+                    memo[id(member)] = (member, value)
+            if frames:
+                parent = id(frames[-1][0])
+                if id(node) in memo:
+                    joined[parent] = joined[parent] | memo[id(node)][1]
+                else:
+                    low[parent] = min(low[parent], low[key])
+    return memo[id(expr)][1]
+
+
 def is_load(ctx: "FileContext", node: ast.AST) -> bool:
     return ctx.is_call(node, LOAD)
 
 
 def depends_on_load(ctx: "FileContext", expr: ast.AST) -> bool:
     """True when ``expr`` is computed from a value read by ``tl.load``."""
-    return remembered(ctx, "depends_on_load", expr,
-                      lambda: reaches(ctx, expr, lambda node: is_load(ctx, node)) is not None)
+    return reached_union(ctx, expr, "depends_on_load", lambda node: is_load(ctx, node))
 
 
 def broadcast_operand(ctx: "FileContext", node: ast.AST) -> tuple[ast.expr, int] | None:
@@ -103,27 +174,22 @@ def _is_none(node: ast.AST) -> bool:
 def broadcast_axes(ctx: "FileContext", expr: ast.AST) -> frozenset[int]:
     """Axes along which ``expr`` varies through 2D broadcasts of 1D offsets (loaded values are
     data, not offsets, and are not looked into)."""
-    return remembered(ctx, "broadcast_axes", expr, lambda: _broadcast_axes(ctx, expr))
+    return reached_union(ctx, expr, "broadcast_axes", lambda node: _broadcast_axis(ctx, node),
+                         prune=lambda node: is_load(ctx, node))
 
 
-def _broadcast_axes(ctx: "FileContext", expr: ast.AST) -> frozenset[int]:
-    axes: set[int] = set()
+_NO_AXES: frozenset[int] = frozenset()
 
-    def match(node: ast.AST) -> bool:
-        found = broadcast_operand(ctx, node)
-        if found is not None:
-            axes.add(found[1])
-        return False
 
-    reaches(ctx, expr, match, prune=lambda node: is_load(ctx, node))
-    return frozenset(axes)
+def _broadcast_axis(ctx: "FileContext", node: ast.AST) -> frozenset[int]:
+    found = broadcast_operand(ctx, node)
+    return _NO_AXES if found is None else frozenset((found[1],))
 
 
 def is_offset_vector(ctx: "FileContext", expr: ast.AST) -> bool:
     """True when ``expr`` varies per lane: it is built from ``tl.arange`` or a 2D broadcast."""
-    return remembered(ctx, "is_offset_vector", expr, lambda: reaches(
-        ctx, expr, lambda node: ctx.is_call(node, ARANGE) or broadcast_operand(ctx, node) is not None
-    ) is not None)
+    return reached_union(ctx, expr, "offset_vector",
+                         lambda node: ctx.is_call(node, ARANGE) or broadcast_operand(ctx, node) is not None)
 
 
 def _single_value(ctx: "FileContext", expr: ast.AST) -> ast.expr | None:
