@@ -11,11 +11,10 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from kernelint.model.core.dataflow import reaches
+from kernelint.model.core.dataflow import reached_union
 from kernelint.model.dsl import triton
 from kernelint.model.core.reaching import reaching_definitions
 from kernelint.model.core.walk import subtree
-from kernelint.model.core.memo import remembered
 
 if TYPE_CHECKING:
     from kernelint.model.context import FileContext
@@ -31,8 +30,7 @@ def is_program_id(ctx: "FileContext", node: ast.AST) -> bool:
 def from_program_id(ctx: "FileContext", expr: ast.AST) -> bool:
     """``expr`` is computed from ``tl.program_id`` through arithmetic and assignments (loop
     variables are opaque: a tile index stepped by a loop is not a program index)."""
-    return remembered(ctx, "from_program_id", expr,
-                      lambda: reaches(ctx, expr, lambda node: is_program_id(ctx, node)) is not None)
+    return reached_union(ctx, expr, "from_program_id", lambda node: is_program_id(ctx, node))
 
 
 def program_scalings(ctx: "FileContext", kernel: "Kernel") -> list[tuple[ast.BinOp, ast.Name]]:
