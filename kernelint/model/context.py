@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Iterable, Iterator
 
@@ -582,15 +582,16 @@ class FileContext:
         from kernelint.model.project.view import launch_forms
 
         found: list[Launch] = []
-        for launch in launch_forms(self, dsl):
-            if self._kernel_for(launch.kernel_expr) is not None:
+        for template in launch_forms(self, dsl):
+            if self._kernel_for(template.kernel_expr) is not None:
                 continue
-            expr = launch.kernel_expr
+            expr = template.kernel_expr
             if not isinstance(expr, (ast.Name, ast.Attribute)) or self._is_local_name(expr):
                 continue
             resolved = self.project.kernel_for(expr, self)
             if resolved is None or resolved[0].dsl != dsl:
                 continue
+            launch = replace(template)
             launch.kernel, launch.kernel_ctx = resolved
             found.append(launch)
         cache[dsl] = found

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from kernelint.model.core.calls import signature_argument
 from kernelint.model.core.names import attribute_chain
+from kernelint.model.core.memo import kept_on
 from kernelint.model.core.walk import ancestors
 from kernelint.model.dsl import cutile
 from kernelint.model.kernels import Kernel
@@ -78,7 +79,6 @@ class ProjectView:
         self._names_of_contexts: dict[int, str] = {}
         self._loaded: dict[str, _modules.Module | None] = {}
         self._absolute: dict[tuple[int, int], str | None] = {}
-        self._launch_forms: dict[tuple[int, str], list[Launch]] = {}
         self._callees: dict[int, dict[str, list[tuple[int, ast.Call]]]] = {}
 
     def display_path(self, path: str) -> str:
@@ -304,10 +304,7 @@ class ProjectView:
             ctx = self.context_of(name)
             if ctx is None:
                 continue
-            key = (id(ctx), kernel.dsl)
-            if key not in self._launch_forms:
-                self._launch_forms[key] = list(launch_forms(ctx, kernel.dsl))
-            for template in self._launch_forms[key]:
+            for template in launch_forms(ctx, kernel.dsl):
                 if self.absolute(ctx, template.kernel_expr) == target:
                     launch = replace(template)
                     launch.kernel = kernel
@@ -400,9 +397,18 @@ class ProjectView:
         return module.aliases if module is not None else {}
 
 
-def launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
+def launch_forms(ctx: "FileContext", dsl: str) -> list["Launch"]:
     """Calls in ``ctx`` that launch something in a form ``dsl`` uses, the kernel not yet known
-    (``Launch.kernel`` is None: the caller resolves ``kernel_expr``)."""
+    (``Launch.kernel`` is None: the caller resolves ``kernel_expr`` in a copy). Kept on the file
+    model: every checked file's view asks about the same modules that import a kernel."""
+    kept = kept_on(ctx, "launch_forms")
+    found = kept.get(dsl)
+    if found is None:
+        found = kept[dsl] = list(_launch_forms(ctx, dsl))
+    return found
+
+
+def _launch_forms(ctx: "FileContext", dsl: str) -> Iterator["Launch"]:
     for call in ctx.nodes(ast.Call):
         func = call.func
         if dsl == "triton" and isinstance(func, ast.Subscript):
