@@ -77,6 +77,20 @@ def test_module_names_cut_from_the_path_text_are_pathlib_names(tmp_path):
         assert project_index._module_name(root, root / relative) == name
 
 
+def test_the_project_root_resolves_a_folder_once_and_still_follows_links(tmp_path, monkeypatch):
+    _write(tmp_path, {"real/a.py": "", "real/sub/b.py": "", "other/setup.py": "", "other/c.py": ""})
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "to_other.py").symlink_to(tmp_path / "other" / "c.py")
+    project_index.look_again()
+    for cwd in (tmp_path / "real", tmp_path / "real" / "sub"):  # a relative folder is the cwd's
+        monkeypatch.chdir(cwd)
+        for path in ["a.py", "sub/b.py", "../linked/a.py", str(tmp_path / "linked/sub/b.py"), "to_other.py",
+                     "gone.py", "__file__.py", ".", ".."]:
+            assert project_index._resolved_folder(Path(path)) == Path(path).resolve().parent, (cwd, path)
+    monkeypatch.chdir(tmp_path / "real")
+    assert project_root("to_other.py") == (tmp_path / "other").resolve()
+
+
 def test_a_parallel_run_keeps_the_index_of_every_project_it_prepared(tmp_path):
     """With eight kept, the corpus's 29 projects had 18 indexes built again in the workers."""
     files = []

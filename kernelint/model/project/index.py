@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,12 +51,36 @@ def project_root(path: str | os.PathLike) -> Path | None:
     """The nearest directory above ``path`` with a project marker, or None. An installed package
     is its own project: the climb stops at the top-level package under ``site-packages`` (else a
     file of torch would index the whole interpreter prefix, 15,000 files in one measured case)."""
-    return _root_above(Path(path).resolve().parent)
+    return _root_above(_resolved_folder(Path(path)))
 
 
 #: Project root per directory of a checked file, until ``look_again`` (every file of a folder
 #: asks, and the climb stats each marker at each level).
 _ROOTS: dict[Path, Path | None] = {}
+#: ``Path.resolve`` of each folder a file was asked about, until ``look_again``.
+_FOLDERS: dict[object, Path] = {}
+
+
+def _resolved_folder(path: Path) -> Path:
+    """``path.resolve().parent``, with one ``resolve`` per folder: a file that is no symbolic
+    link (or is not there) is in the resolved folder of its folder. The run asks for every file
+    or folder of the corpus three times (target versions, ``prepare``, the grouping of causes),
+    a ``realpath`` of each of its components every time."""
+    name = path.name
+    try:
+        plain = name not in ("", "..") and not stat.S_ISLNK(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        plain = True  # resolve() keeps a missing last name as it is
+    except (OSError, ValueError):
+        plain = False
+    if not plain:
+        return path.resolve().parent
+    folder = path.parent
+    key = folder if folder.is_absolute() else (os.getcwd(), folder)
+    known = _FOLDERS.get(key)
+    if known is None:
+        known = _FOLDERS[key] = folder.resolve()
+    return known
 
 
 def _root_above(here: Path) -> Path | None:
@@ -332,6 +357,7 @@ def look_again() -> None:
     saw a save. Between two calls an index is used as it is, so a long batch run stats the
     project once."""
     _ROOTS.clear()
+    _FOLDERS.clear()
     forget_models()
     for root, (signature, _, index) in list(_INDEXES.items()):
         _INDEXES[root] = (signature, True, index)
