@@ -456,17 +456,24 @@ class TargetsOfBatch:
         self._targets: dict[tuple, Targets] = {}
 
     def __call__(self, path: str | os.PathLike, settings) -> Targets:
-        folder = os.path.dirname(os.path.abspath(path))
+        path = os.fspath(path)
+        head, name = os.path.split(path)
         configured = tuple(getattr(settings, "target_versions", ()))
-        known = self._targets.get((folder, configured))
-        if known is None:
-            if folder not in self._roots:
-                self._roots[folder] = _root_of(Path(folder))
-            root = self._roots[folder]
-            stamp = ()
-            if root is not None:
-                if root not in self._stamps:
-                    self._stamps[root] = _stamp(root)
-                stamp = self._stamps[root]
-            known = self._targets[(folder, configured)] = _resolved(root, configured, stamp)
+        if name in ("", ".", ".."):  # the folder is not the head's: no shortcut
+            return self._of_folder(os.path.dirname(os.path.abspath(path)), configured)
+        known = self._targets.get((head, configured))
+        if known is None:  # files under one head share one absolute folder
+            known = self._targets[(head, configured)] = self._of_folder(
+                os.path.dirname(os.path.abspath(path)), configured)
         return known
+
+    def _of_folder(self, folder: str, configured: tuple) -> Targets:
+        if folder not in self._roots:
+            self._roots[folder] = _root_of(Path(folder))
+        root = self._roots[folder]
+        stamp = ()
+        if root is not None:
+            if root not in self._stamps:
+                self._stamps[root] = _stamp(root)
+            stamp = self._stamps[root]
+        return _resolved(root, configured, stamp)

@@ -132,14 +132,16 @@ def test_the_project_root_climb_is_shared_by_folders_and_gives_what_each_climb_g
 
 # --- target versions ---------------------------------------------------------------------------
 
-def test_a_batch_gives_each_file_what_targets_for_gives_it(tmp_path):
+def test_a_batch_gives_each_file_what_targets_for_gives_it(tmp_path, monkeypatch):
     _write(tmp_path, {
         "a/requirements.txt": "triton==3.3.1\n", "a/setup.py": "", "a/k.py": "", "a/sub/k.py": "",
         "b/pyproject.toml": "[project]\ndependencies = ['triton>=3.2,<3.4']\n", "b/k.py": "",
         "b/requirements/dev.txt": "nvidia-cutlass-dsl==4.1.0\n",
         "c/k.py": "",
     })
-    paths = [tmp_path / "a/k.py", tmp_path / "a/sub/k.py", tmp_path / "b/k.py", tmp_path / "c/k.py"]
+    paths = [tmp_path / "a/k.py", tmp_path / "a/sub/k.py", tmp_path / "b/k.py", tmp_path / "c/k.py",
+             "k.py", "./k.py", "sub/../k.py", "../b/k.py", "sub/k.py", "../b//k.py", "sub/.", ".."]
+    monkeypatch.chdir(tmp_path / "a")
     fixed = (("triton", "3.4.0", "--triton-version"),)
     for settings in (Settings(root=tmp_path), Settings(root=tmp_path, target_versions=fixed)):
         batch = versions.TargetsOfBatch()
@@ -225,7 +227,7 @@ def test_resolved_folders_are_what_resolving_each_file_gives(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path / "real")
     folder_of = discovery.ResolvedFolders()
     for path in ["a.py", "./a.py", "sub/../a.py", "sub/b.py", "../linked/sub/b.py", str(tmp_path / "linked/a.py"),
-                 "to_other.py", "gone.py", "..", ".", "sub//b.py"]:
+                 "to_other.py", "gone.py", "..", ".", "sub//b.py", "sub/./b.py", "sub/", "/" + str(tmp_path / "real/a.py")]:
         assert folder_of(path) == Path(path).resolve().parent, path
     with pytest.raises(RuntimeError):  # a symlink loop is resolved as before: Path.resolve raises
         folder_of("loop.py")
