@@ -186,6 +186,11 @@ def _broadcast_axis(ctx: "FileContext", node: ast.AST) -> frozenset[int]:
     return _NO_AXES if found is None else frozenset((found[1],))
 
 
+def from_arange(ctx: "FileContext", expr: ast.AST) -> bool:
+    """True when ``expr`` is computed from a ``tl.arange`` (through names and loads alike)."""
+    return reached_union(ctx, expr, "from_arange", lambda node: ctx.is_call(node, ARANGE))
+
+
 def is_offset_vector(ctx: "FileContext", expr: ast.AST) -> bool:
     """True when ``expr`` varies per lane: it is built from ``tl.arange`` or a 2D broadcast."""
     return reached_union(ctx, expr, "offset_vector",

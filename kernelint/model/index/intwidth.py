@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernelint.model.core.dataflow import bound_values, reaches
+from kernelint.model.core.dataflow import bound_values, from_arange
 from kernelint.model.dsl import triton
 from kernelint.model.triton.dtypes import conversion_target, triton_dtype
 from kernelint.model.core.reaching import reaching_definitions
@@ -104,7 +104,7 @@ def _index_origin(ctx: "FileContext", expr: ast.AST, depth: int) -> ast.Call | N
 def _scalar_load(ctx: "FileContext", load: ast.Call) -> bool:
     """A load of one element (its address has no ``tl.arange`` lane offsets)."""
     pointer = load.args[0] if load.args else None
-    return pointer is not None and reaches(ctx, pointer, lambda n: ctx.is_call(n, triton.ARANGE)) is None
+    return pointer is not None and not from_arange(ctx, pointer)
 
 
 def runtime_size(ctx: "FileContext", kernel: "Kernel", expr: ast.AST, constexprs: bool = False,
@@ -180,7 +180,7 @@ def _widening_product(ctx: "FileContext", kernel: "Kernel", node: ast.BinOp) -> 
     """``node`` as an int32 index times a size, grown to the outermost product it sits in."""
     for index, size in ((node.left, node.right), (node.right, node.left)):
         origin = index_origin(ctx, index)
-        if origin is None or reaches(ctx, index, lambda n: ctx.is_call(n, triton.ARANGE)) is not None:
+        if origin is None or from_arange(ctx, index):
             continue  # not an index, or an offset vector
         # A loaded index counts tokens or rows of the whole input: any size scales it past 2^31;
         # a program id times a constexpr counts tiles.
