@@ -243,6 +243,8 @@ def _opens_line(text: str, at: int) -> bool:
     before = text[text.rfind("\n", 0, at) + 1:at]
     if not before or before.isspace():
         return True
+    if before.isprintable():  # no line break in it (each is unprintable): words stand before ``at``
+        return False
     last = _AFTER_LAST_BREAK.search(before)
     return last is not None and (not last.group(1) or last.group(1).isspace())
 
