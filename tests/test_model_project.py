@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from kernelint.model import project
 
 KERNEL = textwrap.dedent("""
@@ -59,3 +61,33 @@ def test_an_installed_package_is_its_own_project(tmp_path):
     package.mkdir(parents=True)
     (package / "triton_utils.py").write_text("import triton\n")
     assert project.project_root(package / "triton_utils.py") == tmp_path / "lib" / "python3.12" / "site-packages" / "torch"
+
+
+@pytest.mark.parametrize("text, bound", [
+    ("from .impl import fwd, bwd as backward\nimport torch.nn as nn\nimport os.path\n", {"fwd", "backward", "nn", "os"}),
+    ("from .impl import (\n    fwd,  # the forward\n    bwd,\n)\n", {"fwd", "bwd"}),
+    ("if TYPE_CHECKING:\n    from .types import Config\n", {"Config"}),
+])
+def test_the_import_words_hold_every_name_an_import_binds(text, bound):
+    import ast
+
+    from kernelint.model.project.index import _import_statements, _import_words
+    from kernelint.model.project.modules import absolute_aliases
+
+    words = _import_words(text, _import_statements(text))
+    assert set(absolute_aliases(ast.parse(text), "pkg.mod", False)) == bound
+    assert words is not None and bound <= words
+
+
+@pytest.mark.parametrize("text", [
+    "x = 1; from .impl import fwd\n",
+    "if fast: from .impl import fwd\n",
+    "from .impl import fwd, \\\n    bwd\n",
+    "from .impl import (\n    fwd,\n    # helpers (fused)\n    bwd,\n)\n",
+    "from .impl import (\n    fwd,  # the forward (fused)\n    bwd,\n)\n",
+    "from .impl import (  # noqa: F401 (re-exported)\n    fwd,\n)\n",
+])
+def test_the_import_words_are_unknown_where_the_line_scan_can_miss_a_name(text):
+    from kernelint.model.project.index import _import_statements, _import_words
+
+    assert _import_words(text, _import_statements(text)) is None

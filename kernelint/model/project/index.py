@@ -109,6 +109,8 @@ class _Module:
     name: str
     imports: set[str] = field(default_factory=set)
     sets_allocator: bool = False
+    #: ``_import_words``: every name its imports can bind is among them (None: not known).
+    import_words: frozenset[str] | None = None
 
 
 class _Index:
@@ -130,7 +132,9 @@ class _Index:
             except (OSError, Unreadable):
                 continue
             module.sets_allocator = "set_allocator" in text and _SET_ALLOCATOR.search(_code_only(text)) is not None
-            module.imports = _imports(text, name, path.name == "__init__.py")
+            statements = _import_statements(text)
+            module.imports = _imports(statements, name, path.name == "__init__.py")
+            module.import_words = _import_words(text, statements)
             self.by_path[path] = module
             self.by_name.setdefault(name, module)
         self.importers: dict[str, set[str]] = {}
@@ -292,11 +296,30 @@ def _import_statements(text: str) -> list[str]:
     return statements
 
 
-def _imports(text: str, name: str, is_package: bool) -> set[str]:
-    """Dotted names a module imports (relative imports resolved against ``name``)."""
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def _import_words(text: str, statements: list[str]) -> frozenset[str] | None:
+    """The words of a module's import statements: every name an import binds in it is one, so
+    a name that is not is no re-export there, and the module need not be parsed to say so.
+    None when the line scan may have missed or cut an import: the text holds the word
+    ``import`` more often than the statements found (``x = 1; import y``, ``if c: import z``),
+    or a statement goes on after a backslash or was cut inside its parentheses."""
+    if text.count("import") != sum(statement.count("import") for statement in statements):
+        return None
+    for statement in statements:
+        end = statement.split("#", 1)[0].rstrip()
+        if end.endswith("\\") or ("(" in end and not end.endswith(")")):
+            return None  # cut short: the scan stops a name list at a comment holding ")"
+    return frozenset(word for statement in statements for word in _WORD.findall(statement))
+
+
+def _imports(statements: list[str], name: str, is_package: bool) -> set[str]:
+    """Dotted names a module imports (relative imports resolved against ``name``), from its
+    import statements (``_import_statements``)."""
     found: set[str] = set()
     package = name.split(".") if is_package else name.split(".")[:-1]
-    for statement in _import_statements(text):
+    for statement in statements:
         match = _IMPORT.match(statement)
         if match is not None:
             for part in match.group(1).split(","):

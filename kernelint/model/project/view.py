@@ -173,13 +173,24 @@ class ProjectView:
             if split is None or not split[1] or "." in split[1]:
                 return dotted
             module_name, attr = split
-            if module_name == self.module_name:
+            if module_name == self.module_name or self._imports_never_bind(module_name, attr):
                 return dotted
             module = self.module(module_name)
             if module is None or attr not in module.aliases:
                 return dotted
             dotted = module.aliases[attr]
         return dotted
+
+    def _imports_never_bind(self, module_name: str, attr: str) -> bool:
+        """The index's line scan shows that no import of ``module_name`` binds ``attr``, so the
+        module does not re-export it: said without parsing the module (most names a caller
+        imports are defined where it imports them from; 258 modules of the corpus were parsed
+        only to learn that). The module's text is recorded as read, as a parse records it."""
+        entry = self._index.by_name.get(module_name)
+        if entry is None or entry.import_words is None or attr in entry.import_words:
+            return False
+        self._record(f"file:{entry.path}", _modules.spells(entry.path, attr)[0])
+        return True
 
     def _module_of_ctx(self, ctx: "FileContext") -> _modules.Module | None:
         name = self._module_name_of(ctx)
