@@ -132,24 +132,34 @@ def self_attribute_values(ctx: "FileContext", expr: ast.expr) -> list[ast.expr] 
     cls = _class_of(ctx, expr)
     if cls is None:
         return None
-    cache = ctx.__dict__.setdefault("_cute_self_attributes", {})
-    table = cache.get(id(cls))
-    if table is None:
-        table = {}
-        for node in subtree(cls):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-                node, (ast.AnnAssign, ast.AugAssign)) else []
-            for target in targets:
-                for element in ast.walk(target):
-                    if (isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name)
-                            and element.value.id == "self" and isinstance(element.ctx, ast.Store)):
-                        plain = target is element and not isinstance(node, ast.AugAssign) and node.value is not None
-                        table.setdefault(element.attr, []).append(node.value if plain else None)
-        cache[id(cls)] = table
-    values = table.get(expr.attr)
+    values = _self_attributes(ctx).get(id(cls), {}).get(expr.attr)
     if not values or any(v is None for v in values):
         return None
     return values
+
+
+def _self_attributes(ctx: "FileContext") -> dict[int, dict[str, list[ast.expr | None]]]:
+    """Per class of the file, ``self.<attr>`` -> the value of each assignment to it anywhere in
+    the class (None for an augmented or unpacked one), read from the file's assignments once
+    (not by walking every class: kernel classes hold most of a CuTe file)."""
+    table = ctx.__dict__.get("_cute_self_attributes")
+    if table is not None:
+        return table
+    table = ctx.__dict__["_cute_self_attributes"] = {}
+    statements = [*ctx.nodes(ast.Assign), *ctx.nodes(ast.AnnAssign), *ctx.nodes(ast.AugAssign)]
+    statements.sort(key=lambda node: (node.lineno, node.col_offset))
+    for node in statements:
+        classes = [a for a in ctx.ancestors(node) if isinstance(a, ast.ClassDef)]
+        if not classes:
+            continue
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            for element in ast.walk(target):
+                if (isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name)
+                        and element.value.id == "self" and isinstance(element.ctx, ast.Store)):
+                    plain = target is element and not isinstance(node, ast.AugAssign) and node.value is not None
+                    for cls in classes:
+                        table.setdefault(id(cls), {}).setdefault(element.attr, []).append(node.value if plain else None)
+    return table
 
 
 # --- integers ---------------------------------------------------------------------------------
