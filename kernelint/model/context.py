@@ -212,7 +212,10 @@ class FileContext:
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function, class or module whose local names ``node`` reads. Kept on each node
         on the way up (the value followers ask it for every name they meet)."""
-        return enclosing(node, _SCOPE_NODES, _SCOPE) or self.tree  # the tree: a node outside it
+        found = node.__dict__.get(_SCOPE)  # ``enclosing``'s first step, inlined: asked millions of times
+        if found is None:
+            found = enclosing(node, _SCOPE_NODES, _SCOPE)
+        return found or self.tree  # the tree: a node outside it
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         """The innermost statement that contains ``node``."""
@@ -224,7 +227,8 @@ class FileContext:
     def function_of(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The innermost ``def`` around ``node`` (None at module or class level). Kept on each
         node on the way up, like ``scope_of``."""
-        return enclosing(node, _DEF_NODES, _FUNCTION)
+        found = node.__dict__.get(_FUNCTION)
+        return enclosing(node, _DEF_NODES, _FUNCTION) if found is None else found or None
 
     def kernels_of(self, dsl: str) -> list[Kernel]:
         """The file's kernels of ``dsl``, in source order."""

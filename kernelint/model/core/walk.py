@@ -198,13 +198,13 @@ def enclosing(node: ast.AST, kinds: tuple[type, ...], key: str) -> ast.AST | Non
     if found is not None:
         return found or None
     chain = [node]
-    above = parent(node)
+    above = getattr(node, PARENT, None)  # ``parent`` inlined: the hottest walk of the model
     while above is not None and not isinstance(above, kinds):
         found = above.__dict__.get(key)
         if found is not None:
             break
         chain.append(above)
-        above = parent(above)
+        above = getattr(above, PARENT, None)
     else:
         found = above if above is not None else False
     for passed in chain:
@@ -213,7 +213,7 @@ def enclosing(node: ast.AST, kinds: tuple[type, ...], key: str) -> ast.AST | Non
 
 
 def ancestors(node: ast.AST):
-    node = parent(node)
+    node = getattr(node, PARENT, None)
     while node is not None:
         yield node
-        node = parent(node)
+        node = getattr(node, PARENT, None)
