@@ -69,38 +69,28 @@ tl.store(out_ptr + offs, x * scale, mask=mask)
     def finish(self, ctx):
         for kernel in ctx.kernels_of("triton"):
             for found in past_the_end(ctx, kernel):
-                access = found.access
-                if found.mask_bound is not None:
-                    verb = "read" if access.kind == "load" else "write"
-                    yield Report(
-                        access.node,
-                        f"the mask of `{short(access.node)}` admits offsets below {found.mask_bound}, past the "
-                        f"end of `{found.argument}` ({found.extent} elements): the lanes past the end {verb} up to "
-                        f"{found.excess:,} element(s) beyond it; bound the mask by {found.extent}",
-                        cause=f"{kernel.name}:{access.pointer}",
-                        facts=(Because(f"launched at {found.where}", None),),
-                    )
-                    continue
-                if found.mask_short:
-                    yield Report(
-                        access.node,
-                        f"the mask of `{short(access.node)}` bounds the offsets by the end of `{found.argument}` "
-                        f"({found.extent} elements) but the address adds to them: it reaches up to "
-                        f"{found.excess:,} element(s) past the end; bound the mask by the address it guards",
-                        cause=f"{kernel.name}:{access.pointer}",
-                        facts=(Because(f"launched at {found.where}", None),),
-                    )
-                    continue
-                verb = "reads" if access.kind == "load" else "writes"
-                when = (f"when {found.tail[0]} is not a multiple of {found.tail[1]}" if found.tail
-                        else "for the last program")
-                twin = (f"; the {found.masked_twin.kind} at line {found.masked_twin.node.lineno} masks the same "
-                        f"offsets: pass that mask here too" if found.masked_twin is not None else
-                        "; mask it with the offsets' bound")
-                yield Report(
-                    access.node,
-                    f"`{short(access.node)}` has no mask: the last program {verb} up to {found.excess:,} "
-                    f"elements past the end of `{found.argument}` ({found.extent} elements) {when}{twin}",
-                    cause=f"{kernel.name}:{access.pointer}",
-                    facts=(Because(f"launched at {found.where}", None),),
-                )
+                yield Report(found.access.node, _message(found), cause=f"{kernel.name}:{found.access.pointer}",
+                             facts=(Because(f"launched at {found.where}", None),))
+
+
+def _message(found) -> str:
+    """What the access does past the end: a mask that admits too much, a mask the address
+    outruns, or no mask at all."""
+    access = found.access
+    if found.mask_bound is not None:
+        verb = "read" if access.kind == "load" else "write"
+        return (f"the mask of `{short(access.node)}` admits offsets below {found.mask_bound}, past the "
+                f"end of `{found.argument}` ({found.extent} elements): the lanes past the end {verb} up to "
+                f"{found.excess:,} element(s) beyond it; bound the mask by {found.extent}")
+    if found.mask_short:
+        return (f"the mask of `{short(access.node)}` bounds the offsets by the end of `{found.argument}` "
+                f"({found.extent} elements) but the address adds to them: it reaches up to "
+                f"{found.excess:,} element(s) past the end; bound the mask by the address it guards")
+    verb = "reads" if access.kind == "load" else "writes"
+    when = (f"when {found.tail[0]} is not a multiple of {found.tail[1]}" if found.tail
+            else "for the last program")
+    twin = (f"; the {found.masked_twin.kind} at line {found.masked_twin.node.lineno} masks the same "
+            f"offsets: pass that mask here too" if found.masked_twin is not None else
+            "; mask it with the offsets' bound")
+    return (f"`{short(access.node)}` has no mask: the last program {verb} up to {found.excess:,} "
+            f"elements past the end of `{found.argument}` ({found.extent} elements) {when}{twin}")
