@@ -132,10 +132,19 @@ def find_config(start: Path) -> Path | None:
     """The nearest configuration file at or above ``start`` (a file or a folder)."""
     start = start.resolve()
     for directory in [start, *start.parents] if start.is_dir() else [*start.parents]:
-        for name in CONFIG_NAMES:
-            candidate = directory / name
-            if candidate.is_file() and _table(candidate) is not None:
-                return candidate
+        found = _config_in(directory)
+        if found is not None:
+            return found
+    return None
+
+
+def _config_in(directory: Path) -> Path | None:
+    """The configuration file of ``directory`` itself (the first of ``CONFIG_NAMES`` that holds
+    kernelint's table), or None."""
+    for name in CONFIG_NAMES:
+        candidate = directory / name
+        if candidate.is_file() and _table(candidate) is not None:
+            return candidate
     return None
 
 
@@ -154,15 +163,9 @@ class NearestConfigs:
         """What ``find_config(folder)`` gives for ``folder``, a resolved existing folder."""
         if folder in self._known:
             return self._known[folder]
-        found = None
-        for name in CONFIG_NAMES:
-            candidate = folder / name
-            if candidate.is_file() and _table(candidate) is not None:
-                found = candidate
-                break
-        else:
-            parent = folder.parent
-            found = self(parent) if parent != folder else None
+        found = _config_in(folder)
+        if found is None and folder.parent != folder:
+            found = self(folder.parent)
         self._known[folder] = found
         return found
 
