@@ -194,7 +194,7 @@ def _by_config(files: list[str], settings, args) -> dict:
     """Files grouped by the settings that apply to them: each file follows its nearest
     configuration (as the flake8 and pylint plugins do) unless --config names one."""
     from kernelint.config import NearestConfigs, load_settings
-    from kernelint.discovery import ResolvedFolders
+    from kernelint.model.project.index import ResolvedFolders
 
     if args.config:
         return {settings: files}

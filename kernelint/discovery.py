@@ -177,31 +177,6 @@ def discover(targets: list[str], settings: Settings, warn: Warn | None = None) -
     return sorted(unique.values()), missing
 
 
-class ResolvedFolders:
-    """``Path(path).resolve().parent`` of the files of one run, one ``resolve`` per folder: a
-    file that is no symbolic link is in the resolved folder of its folder (resolving each of the
-    corpus's 6,092 files took 0.13 CPU s; ``lstat`` tells the links apart, which keep the full
-    resolve, as do names that are no file's). Folders are told apart by their text: every path
-    ``os.path.split`` gives one head has one ``Path(path).parent``."""
-
-    def __init__(self) -> None:
-        self._known: dict[str, Path] = {}
-
-    def __call__(self, path: str | os.PathLike) -> Path:
-        path = os.fspath(path)
-        head, name = os.path.split(path)
-        try:
-            plain = name not in ("", ".", "..") and not stat.S_ISLNK(os.lstat(path).st_mode)
-        except (OSError, ValueError):
-            plain = False
-        if not plain:
-            return Path(path).resolve().parent
-        known = self._known.get(head)
-        if known is None:
-            known = self._known[head] = Path(path).parent.resolve()
-        return known
-
-
 def _once(warn: Warn) -> Warn:
     said: set[str] = set()
 

@@ -225,7 +225,7 @@ def test_resolved_folders_are_what_resolving_each_file_gives(tmp_path, monkeypat
     (tmp_path / "real" / "to_other.py").symlink_to(tmp_path / "other" / "c.py")
     (tmp_path / "real" / "loop.py").symlink_to("loop.py")
     monkeypatch.chdir(tmp_path / "real")
-    folder_of = discovery.ResolvedFolders()
+    folder_of = project_index.ResolvedFolders()
     for path in ["a.py", "./a.py", "sub/../a.py", "sub/b.py", "../linked/sub/b.py", str(tmp_path / "linked/a.py"),
                  "to_other.py", "gone.py", "..", ".", "sub//b.py", "sub/./b.py", "sub/", "/" + str(tmp_path / "real/a.py")]:
         assert folder_of(path) == Path(path).resolve().parent, path

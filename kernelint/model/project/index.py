@@ -57,30 +57,37 @@ def project_root(path: str | os.PathLike) -> Path | None:
 #: Project root per directory of a checked file, until ``look_again`` (every file of a folder
 #: asks, and the climb stats each marker at each level).
 _ROOTS: dict[Path, Path | None] = {}
-#: ``Path.resolve`` of each folder a file was asked about, until ``look_again``.
-_FOLDERS: dict[object, Path] = {}
+class ResolvedFolders:
+    """``Path(path).resolve().parent``, one ``resolve`` per folder: a file that is no symbolic
+    link (or is not there: ``resolve`` keeps a missing name) is in the resolved folder of its
+    folder, so only links and the names ``.``/``..`` pay a full resolve. A run asks this for
+    every file three times (grouping by configuration, target versions, project roots), and
+    resolving each of the corpus's 6,092 files took 0.13 CPU s. A relative folder is known
+    together with the working directory it was resolved from."""
+
+    def __init__(self) -> None:
+        self._known: dict[object, Path] = {}
+
+    def __call__(self, path: str | os.PathLike) -> Path:
+        path = os.fspath(path)
+        head, name = os.path.split(path)
+        try:
+            plain = name not in ("", ".", "..") and not stat.S_ISLNK(os.lstat(path).st_mode)
+        except FileNotFoundError:
+            plain = True
+        except (OSError, ValueError):
+            plain = False
+        if not plain:
+            return Path(path).resolve().parent
+        key = head if os.path.isabs(head) else (os.getcwd(), head)
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = Path(path).parent.resolve()
+        return known
 
 
-def _resolved_folder(path: Path) -> Path:
-    """``path.resolve().parent``, with one ``resolve`` per folder: a file that is no symbolic
-    link (or is not there) is in the resolved folder of its folder. The run asks for every file
-    or folder of the corpus three times (target versions, ``prepare``, the grouping of causes),
-    a ``realpath`` of each of its components every time."""
-    name = path.name
-    try:
-        plain = name not in ("", "..") and not stat.S_ISLNK(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        plain = True  # resolve() keeps a missing last name as it is
-    except (OSError, ValueError):
-        plain = False
-    if not plain:
-        return path.resolve().parent
-    folder = path.parent
-    key = folder if folder.is_absolute() else (os.getcwd(), folder)
-    known = _FOLDERS.get(key)
-    if known is None:
-        known = _FOLDERS[key] = folder.resolve()
-    return known
+#: The folders ``project_root`` was asked about, until ``look_again``.
+_resolved_folder = ResolvedFolders()
 
 
 def _root_above(here: Path) -> Path | None:
@@ -381,8 +388,9 @@ def look_again() -> None:
     """The next question re-reads the project's file list: a run starts, or the language server
     saw a save. Between two calls an index is used as it is, so a long batch run stats the
     project once."""
+    global _resolved_folder
     _ROOTS.clear()
-    _FOLDERS.clear()
+    _resolved_folder = ResolvedFolders()
     forget_models()
     for root, (signature, _, index) in list(_INDEXES.items()):
         _INDEXES[root] = (signature, True, index)
