@@ -94,3 +94,20 @@ def test_a_module_joining_the_scope_refreshes_the_facts_a_cached_finding_shows(p
     (project / "bench.py").write_text(WITHOUT_ALLOCATOR)
     after = searched()
     assert "`bench`" not in before[0] and "`bench`" in after[0]
+
+
+def test_a_module_gaining_and_losing_a_re_export_refreshes_the_cached_answer(tmp_path, monkeypatch):
+    """``from pkg.api import kernel``: while ``pkg/api.py`` has no import of that name, the view
+    knows from the index that it re-exports nothing of that name without parsing the module;
+    the cached answer must still depend on the module's text, both ways."""
+    from cached_projects import copied_project, edit, finding_lines
+
+    root = copied_project("KL102_wrapper_imports_the_kernel", tmp_path, monkeypatch)
+    api, grouped = root / "pkg" / "api.py", root / "pkg" / "grouped.py"
+    api.write_text('"""The public names."""\nimport torch\n')
+    edit(grouped, "from pkg.kernels import grouped_copy_kernel", "from pkg.api import grouped_copy_kernel")
+    assert finding_lines(grouped, "KL102") == [] == finding_lines(grouped, "KL102", use_cache=False)
+    edit(api, "import torch\n", "import torch\nfrom pkg.kernels import grouped_copy_kernel\n")
+    assert finding_lines(grouped, "KL102") == [8] == finding_lines(grouped, "KL102", use_cache=False)
+    edit(api, "from pkg.kernels import grouped_copy_kernel\n", "")
+    assert finding_lines(grouped, "KL102") == [] == finding_lines(grouped, "KL102", use_cache=False)
