@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -346,3 +347,35 @@ def test_under_a_launch_the_unmasked_tail_passes_the_extent():
     # ... the unmasked one reaches n + 1022
     assert bound.symbols.upper(bound.host(unmasked.offset)) is n + 1022
     assert numel is None  # y is a parameter of unknown shape: its extent stays unknown
+
+
+def test_launches_in_other_modules_are_found_however_spelled_and_importers_without_one_stay_unparsed(tmp_path):
+    """``launches_of`` parses an importer of the kernel's module only when its text can hold a
+    launch (``name[...](`` for Triton): a subscript call split by blanks, a line continuation or
+    a comment is still found; an importer that only passes the kernel on is not parsed, and the
+    text the answer relied on is recorded as read."""
+    from kernelint.model.index.launch import launch_sites
+    from kernelint.model.project import modules
+
+    files = {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": "import triton\n\n@triton.jit\ndef k(x_ptr, n):\n    pass\n",
+        "pkg/plain.py": "from pkg.kernels import k\n\ndef run(x):\n    k[(1,)](x, x.numel())\n",
+        "pkg/spaced.py": "from pkg.kernels import k\n\ndef run(x):\n    k[(1,)]  (x, 1)\n",
+        "pkg/split.py": ("from pkg.kernels import k\n\ndef run(x):\n    return (k[\n        (1,)\n    ]  # one program\n"
+                         "    (x, 2))\n"),
+        "pkg/continued.py": "from pkg.kernels import k\n\ndef run(x):\n    k[(1,)] \\\n        (x, 3)\n",
+        "pkg/registry.py": "from pkg.kernels import k\n\nKERNELS = {'k': k}\nfirst = [k][0]\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    path = tmp_path / "pkg/kernels.py"
+    text = path.read_text()
+    ctx = FileContext(str(path), text, ast.parse(text), ())
+    (kernel,) = ctx.kernels
+    found = sorted(Path(site.ctx.path).name for site in launch_sites(ctx, kernel))
+    assert found == ["continued.py", "plain.py", "spaced.py", "split.py"]
+    assert not any(Path(parsed).name == "registry.py" for parsed in modules._PARSED)
+    assert any(key.startswith("file:") and key.endswith("registry.py") for key in ctx.project.reads)

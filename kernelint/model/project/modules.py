@@ -172,32 +172,54 @@ def load(path: Path, name: str) -> Module | None:
     return module
 
 
-_WORDS: dict[Path, tuple[tuple[int, int], str, frozenset[str]]] = {}
+@dataclass(frozen=True)
+class TextFacts:
+    """What a module's text shows without a parse: its digest, its identifiers, and whether it
+    has a ``]`` followed by ``(`` (with only blanks, line continuations or comments between),
+    which every call of a subscript (``kernel[grid](...)``) needs."""
+
+    digest: str
+    words: frozenset[str]
+    calls_a_subscript: bool
+
+
+_TEXTS: dict[Path, tuple[tuple[int, int], TextFacts]] = {}
 _RACY_NS = 2_000_000_000
-_MAX_WORD_FILES = 50_000
+_MAX_TEXT_FILES = 50_000
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SUBSCRIPT_CALL = re.compile(r"\](?:\s|\\|#[^\n]*+)*+\(")
+_UNREADABLE = TextFacts("-", frozenset(), False)
 
 
-def spells(path: Path, word: str) -> tuple[str, bool]:
-    """(the file's digest, whether its text contains the identifier ``word``). A file's words
-    are kept while its size and modification time stay the same (a view asks this for every
-    importer of a module it follows, and every checked file has its own view)."""
+def text_facts(path: Path) -> TextFacts:
+    """The text facts of a file, kept while its size and modification time stay the same (a
+    view asks them for every importer of a module it follows, and every checked file has its
+    own view). The digest is what a question that relied on them records as read."""
     try:
         stat = path.stat()
     except OSError:
-        return "-", False
-    known = _WORDS.get(path)
-    if known is None or known[0] != (stat.st_mtime_ns, stat.st_size):
-        try:
-            data = read_bytes(str(path))
-        except (OSError, Unreadable):
-            return "-", False
-        known = ((stat.st_mtime_ns, stat.st_size), digest_of(data), frozenset(_IDENTIFIER.findall(decode(data))))
-        if time.time_ns() - stat.st_mtime_ns > _RACY_NS:  # as git does: a file written just now may change within one clock tick
-            if len(_WORDS) >= _MAX_WORD_FILES:
-                _WORDS.clear()
-            _WORDS[path] = known
-    return known[1], word in known[2]
+        return _UNREADABLE
+    known = _TEXTS.get(path)
+    if known is not None and known[0] == (stat.st_mtime_ns, stat.st_size):
+        return known[1]
+    try:
+        data = read_bytes(str(path))
+    except (OSError, Unreadable):
+        return _UNREADABLE
+    text = decode(data)
+    facts = TextFacts(digest_of(data), frozenset(_IDENTIFIER.findall(text)),
+                      "](" in text or _SUBSCRIPT_CALL.search(text) is not None)
+    if time.time_ns() - stat.st_mtime_ns > _RACY_NS:  # as git does: a file written just now may change within one clock tick
+        if len(_TEXTS) >= _MAX_TEXT_FILES:
+            _TEXTS.clear()
+        _TEXTS[path] = ((stat.st_mtime_ns, stat.st_size), facts)
+    return facts
+
+
+def spells(path: Path, word: str) -> tuple[str, bool]:
+    """(the file's digest, whether its text contains the identifier ``word``)."""
+    facts = text_facts(path)
+    return facts.digest, word in facts.words
 
 
 def digest_of(data: bytes) -> str:

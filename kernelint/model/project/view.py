@@ -312,7 +312,7 @@ class ProjectView:
         target = f"{own_module}.{kernel.name}"
         found: list[Site] = []
         for name in self._candidates(own_module, kernel.name):
-            ctx = self.context_of(name)
+            ctx = self.context_of(name) if self._may_launch(name, kernel.dsl) else None
             if ctx is None:
                 continue
             for template in launch_forms(ctx, kernel.dsl):
@@ -322,6 +322,21 @@ class ProjectView:
                     launch.kernel_ctx = None if ctx is kernel_ctx else kernel_ctx
                     found.append(Site(launch.node, ctx, launch=launch))
         return found
+
+    def _may_launch(self, module_name: str, dsl: str) -> bool:
+        """The text of a module can hold a launch in ``dsl``'s form (``launch_forms``): a call
+        of a subscript for Triton, a call of something named ``launch`` for cuTile and CuTe DSL.
+        Said from the text alone, so a module without one is not parsed to learn it (most
+        importers of a kernel's module call the wrapper, not the kernel); the text is recorded
+        as read."""
+        if module_name == self.module_name:
+            return True
+        entry = self._index.by_name.get(module_name)
+        if entry is None:
+            return True
+        facts = _modules.text_facts(entry.path)
+        self._record(f"file:{entry.path}", facts.digest)
+        return facts.calls_a_subscript if dsl == "triton" else "launch" in facts.words
 
     def references_to(self, name: str, ctx: "FileContext | None" = None) -> list[tuple[ast.expr, "FileContext"]]:
         """The names and attributes in the modules that import the file of ``ctx`` that denote
