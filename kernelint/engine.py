@@ -3,7 +3,9 @@ that asked for them, then apply suppressions. Every front end (CLI, flake8, pyli
 from __future__ import annotations
 
 import ast
+import gc
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
@@ -128,6 +130,31 @@ def check_source(path: str, source: str, options: Options, tree: ast.Module | No
     if not might_import_a_dsl(source) and not _may_name_our_rules(source) \
             and not might_launch_imported_kernels(source):
         return []
+    with _collector_paused():
+        return _check_source(path, source, options, tree, reads)
+
+
+@contextmanager
+def _collector_paused():
+    """Pause the garbage collector while a file is checked, then run it over the young
+    generation only. A parsed tree is one big cycle (parent links): automatic collections
+    would trace it again and again while it is built, and in a long-lived process (the language
+    server, flake8, pylint) that holds other modules' trees each of them may trace those too
+    (a re-check of flashinfer's 9,830-line ``gemm_base.py`` in a warm process: 300 ms with the
+    collector running, 122 ms paused). A caller that has paused it keeps it paused."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect(0)
+        gc.enable()
+
+
+def _check_source(path: str, source: str, options: Options, tree: ast.Module | None,
+                  reads: dict[str, str] | None) -> list[Finding]:
     if tree is None:
         too_large = too_large_text(source)
         if too_large:

@@ -58,29 +58,18 @@ def usable_cpus() -> int:
 
 
 def _check_one(job: _Job) -> _Result:
-    """Findings of one file, and the cache digest of the bytes they were computed from.
-
-    The collector is paused while the file is checked and then run over the young generation
-    only: a parsed tree is one big cycle (parent links), and letting automatic collections
-    trace it again and again while it is built cost about a fifth of the CPU time on the corpus.
-    """
+    """Findings of one file, and the cache digest of the bytes they were computed from (the
+    collector is paused while it is checked: ``engine.check_source``)."""
     path, options, key = job
-    enabled = gc.isenabled()
-    gc.disable()
+    if key is None:
+        return None, check_file(path, options), {}
     try:
-        if key is None:
-            return None, check_file(path, options), {}
-        try:
-            data = read_bytes(path)
-        except Unreadable:
-            return None, check_file(path, options), {}  # reports why; not cached
-        reads: dict[str, str] = {}
-        findings = check_source(path, decode(data), options, reads=reads)
-        return digest(key, data), findings, reads
-    finally:
-        gc.collect(0)
-        if enabled:
-            gc.enable()
+        data = read_bytes(path)
+    except Unreadable:
+        return None, check_file(path, options), {}  # reports why; not cached
+    reads: dict[str, str] = {}
+    findings = check_source(path, decode(data), options, reads=reads)
+    return digest(key, data), findings, reads
 
 
 # --- worker side ---------------------------------------------------------------------------

@@ -243,3 +243,26 @@ def test_real_parse_of_newer_syntax_names_the_version(source):
     findings = check_source("new.py", "import triton\n" + source, ALL)
     assert codes(findings) == ["KL001"]
     assert "Python 3.12 or newer" in findings[0].message
+
+
+def test_the_collector_is_paused_during_a_check_and_resumed_after(monkeypatch):
+    """Every front end (the CLI's workers, the language server, flake8, pylint) checks a file
+    with the collector paused and runs it over the young generation after; a caller that paused
+    it itself keeps it paused."""
+    import gc
+
+    from kernelint import engine
+
+    seen = []
+    real_parse = engine.parse
+    monkeypatch.setattr(engine, "parse", lambda *a, **k: seen.append(gc.isenabled()) or real_parse(*a, **k))
+    source = FOLDED_KERNEL.format(block=64)
+    assert gc.isenabled()
+    check_source("k.py", source, ALL)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        check_source("k.py", source, ALL)
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
