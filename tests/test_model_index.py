@@ -379,3 +379,37 @@ def test_launches_in_other_modules_are_found_however_spelled_and_importers_witho
     assert found == ["continued.py", "plain.py", "spaced.py", "split.py"]
     assert not any(Path(parsed).name == "registry.py" for parsed in modules._PARSED)
     assert any(key.startswith("file:") and key.endswith("registry.py") for key in ctx.project.reads)
+
+
+def test_callers_in_other_modules_are_found_through_renames_and_packages_and_others_stay_unparsed(tmp_path):
+    """``callers_of`` parses an importer only when its text can call the function: by its name
+    (spaced or split), under an imported rename, or, for a package's importer, under a name the
+    package re-exports it as. An importer that only passes the function on stays unparsed, and
+    the text the answer relied on is recorded as read."""
+    from kernelint.model.project import modules
+
+    files = {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/ops/__init__.py": "from .wrap import launch as run_op\n",
+        "pkg/ops/wrap.py": "def launch(x, rows):\n    return rows\n\n\nclass Fn:\n    def forward(ctx, x):\n        return x\n",
+        "pkg/direct.py": "from pkg.ops.wrap import launch\n\ndef f(x):\n    return launch (x, 1)\n",
+        "pkg/renamed.py": "from pkg.ops.wrap import launch as go\n\ndef f(x):\n    return go(x, 2)\n",
+        "pkg/through.py": "from pkg.ops import run_op\n\ndef f(x):\n    return run_op(\n        x, 3)\n",
+        "pkg/applied.py": "from pkg.ops.wrap import Fn\n\ndef f(x):\n    return Fn.apply(x)\n",
+        "pkg/table.py": "from pkg.ops.wrap import launch, Fn\n\nOPS = {'launch': launch, 'fn': Fn}\n",
+        "pkg/listed.py": "from pkg.ops import run_op\n\nOPS = [run_op]\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    path = tmp_path / "pkg/ops/wrap.py"
+    text = path.read_text()
+    ctx = FileContext(str(path), text, ast.parse(text), ())
+    launch, forward = (n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef))
+    callers = sorted(Path(site.ctx.path).name for site in ctx.project.callers_of(launch, ctx))
+    assert callers == ["direct.py", "renamed.py", "through.py"]
+    assert [Path(site.ctx.path).name for site in ctx.project.callers_of(forward, ctx)] == ["applied.py"]
+    for unparsed in ("table.py", "listed.py"):
+        assert not any(Path(parsed).name == unparsed and "pkg" in str(parsed) for parsed in modules._PARSED)
+        assert any(key.startswith("file:") and key.endswith(unparsed) for key in ctx.project.reads)

@@ -174,21 +174,61 @@ def load(path: Path, name: str) -> Module | None:
 
 @dataclass(frozen=True)
 class TextFacts:
-    """What a module's text shows without a parse: its digest, its identifiers, and whether it
-    has a ``]`` followed by ``(`` (with only blanks, line continuations or comments between),
-    which every call of a subscript (``kernel[grid](...)``) needs."""
+    """What a module's text shows without a parse, each a superset of what its tree holds: a
+    question that only needs calls or launches leaves a module unparsed when its text cannot
+    hold one."""
 
+    path: Path | None
     digest: str
     words: frozenset[str]
+    #: A ``]`` followed by ``(`` (only blanks, line continuations or comments between), which every
+    #: call of a subscript (``kernel[grid](...)``) needs.
     calls_a_subscript: bool
+    _calls: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+
+    def calls_or_renames(self, word: str) -> bool:
+        """The text has the identifier ``word`` followed by ``(`` or by ``as`` (only blanks, line
+        continuations or comments between): a superset of calling it (``word(``, ``x.word (``)
+        and of importing it under another name. Read again from the file for the first question
+        about a word its text spells (kept per word); a file no longer the same answers True."""
+        if word not in self.words:
+            return False
+        known = self._calls.get(word)
+        if known is None:
+            known = self._calls[word] = _calls_or_renames(self.path, self.digest, word)
+        return known
+
+
+def _calls_or_renames(path: Path, digest: str, word: str) -> bool:
+    try:
+        data = read_bytes(str(path))
+    except (OSError, Unreadable):
+        return True
+    if digest_of(data) != digest:
+        return True
+    text = decode(data)
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if (start == 0 or not _is_identifier_part(text[start - 1])) \
+                and (end == len(text) or not _is_identifier_part(text[end])) and _CALL_OR_RENAME.match(text, end):
+            return True
+        start = text.find(word, end)
+    return False
+
+
+def _is_identifier_part(character: str) -> bool:
+    return character.isalnum() or character == "_"
 
 
 _TEXTS: dict[Path, tuple[tuple[int, int], TextFacts]] = {}
 _RACY_NS = 2_000_000_000
 _MAX_TEXT_FILES = 50_000
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SUBSCRIPT_CALL = re.compile(r"\](?:\s|\\|#[^\n]*+)*+\(")
-_UNREADABLE = TextFacts("-", frozenset(), False)
+_BETWEEN = r"(?:\s|\\|#[^\n]*+)*+"
+_SUBSCRIPT_CALL = re.compile(r"\]" + _BETWEEN + r"\(")
+_CALL_OR_RENAME = re.compile(_BETWEEN + r"(?:\(|as\b)")
+_UNREADABLE = TextFacts(None, "-", frozenset(), False)
 
 
 def text_facts(path: Path) -> TextFacts:
@@ -207,7 +247,7 @@ def text_facts(path: Path) -> TextFacts:
     except (OSError, Unreadable):
         return _UNREADABLE
     text = decode(data)
-    facts = TextFacts(digest_of(data), frozenset(_IDENTIFIER.findall(text)),
+    facts = TextFacts(path, digest_of(data), frozenset(_IDENTIFIER.findall(text)),
                       "](" in text or _SUBSCRIPT_CALL.search(text) is not None)
     if time.time_ns() - stat.st_mtime_ns > _RACY_NS:  # as git does: a file written just now may change within one clock tick
         if len(_TEXTS) >= _MAX_TEXT_FILES:

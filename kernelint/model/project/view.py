@@ -237,26 +237,55 @@ class ProjectView:
             return self.module_name
         return self._names_of_contexts.get(id(ctx))
 
-    def _candidates(self, module_name: str, word: str | None = None) -> list[str]:
+    def _candidates(self, module_name: str, word: str | None = None, called: str | None = None) -> list[str]:
         """The module itself, its importers, and the importers of packages that re-export it.
         With ``word`` (the name a question looks for), a direct importer whose text never spells
         it is left out unparsed: it can name a definition of the module only by spelling it (in
         its import or as an attribute); a package's importer may use a re-exported alias, so it
-        stays. The text read is recorded like a parsed module's."""
+        stays. With ``called`` as well (a question about calls of ``word``, or of ``called``
+        on it), an importer is left out when its text neither calls nor renames ``called`` nor,
+        for a package's importer, a name the package binds to ``word``. The text read is
+        recorded like a parsed module's."""
         direct = [name for name in self._importers(module_name)
-                  if word is None or self._spells(name, word)]
+                  if word is None or (self._spells(name, word) and (called is None or self._may_call(name, {called})))]
         names = [module_name, *direct]
         package = module_name.rsplit(".", 1)[0] if "." in module_name else None
         while package is not None and len(names) < _MAX_CANDIDATES:
             if package in self._index.by_name and module_name in self._index.by_name[package].imports | {
                     i.rsplit(".", 1)[0] for i in self._index.by_name[package].imports}:
-                names.extend(self._importers(package))
+                spellings = self._spellings_through(package, f"{module_name}.{word}", called) \
+                    if word is not None and called is not None else None
+                names.extend(name for name in self._importers(package)
+                             if spellings is None or self._may_call(name, spellings))
             package = package.rsplit(".", 1)[0] if "." in package else None
         seen: list[str] = []
         for name in names:
             if name not in seen:
                 seen.append(name)
         return seen[:_MAX_CANDIDATES]
+
+    def _may_call(self, module_name: str, words: set[str]) -> bool:
+        """The text of a module of the project may call something last named one of ``words``
+        (``word(``, ``x.word (``, a line break or comment between) or import it under another
+        name (``word as``). Said from the text, recorded as read."""
+        entry = self._index.by_name.get(module_name)
+        if entry is None:
+            return True
+        facts = _modules.text_facts(entry.path)
+        self._record(f"file:{entry.path}", facts.digest)
+        return any(facts.calls_or_renames(word) for word in words)
+
+    def _spellings_through(self, package: str, dotted: str, called: str) -> set[str] | None:
+        """The names an importer of ``package`` calls ``called`` by when it calls the definition
+        ``dotted`` through the package: ``called`` itself, and for a call of the definition
+        (``called`` is its own name) every name the package binds to it (``from .m import f as
+        g``). None when the package cannot be read."""
+        if called != dotted.rsplit(".", 1)[-1]:
+            return {called}
+        exported = self.module(package)
+        if exported is None:
+            return None
+        return {called, *(alias for alias, target in exported.aliases.items() if target == dotted)}
 
     def _spells(self, module_name: str, word: str) -> bool:
         """The text of a module of the project contains ``word`` as a whole word."""
@@ -376,7 +405,7 @@ class ProjectView:
         else:
             return [Site(call, ctx) for call in self._calls_spelling(ctx, function.name)
                     if function in ctx.local_functions_called(call)]
-        for name in self._candidates(module_name, word):
+        for name in self._candidates(module_name, word, called=attribute or word):
             other = self.context_of(name)
             if other is None:
                 continue
