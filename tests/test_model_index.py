@@ -349,6 +349,16 @@ def test_under_a_launch_the_unmasked_tail_passes_the_extent():
     assert numel is None  # y is a parameter of unknown shape: its extent stays unknown
 
 
+def _model_in_project(root: Path, files: dict[str, str], checked: str) -> FileContext:
+    """Write ``files`` under ``root`` and model the one named ``checked`` (its project view reads
+    the others from disk)."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    text = (root / checked).read_text()
+    return FileContext(str(root / checked), text, ast.parse(text), ())
+
+
 def test_launches_in_other_modules_are_found_however_spelled_and_importers_without_one_stay_unparsed(tmp_path):
     """``launches_of`` parses an importer of the kernel's module only when its text can hold a
     launch (``name[...](`` for Triton): a subscript call split by blanks, a line continuation or
@@ -368,12 +378,7 @@ def test_launches_in_other_modules_are_found_however_spelled_and_importers_witho
         "pkg/continued.py": "from pkg.kernels import k\n\ndef run(x):\n    k[(1,)] \\\n        (x, 3)\n",
         "pkg/registry.py": "from pkg.kernels import k\n\nKERNELS = {'k': k}\nfirst = [k][0]\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    path = tmp_path / "pkg/kernels.py"
-    text = path.read_text()
-    ctx = FileContext(str(path), text, ast.parse(text), ())
+    ctx = _model_in_project(tmp_path, files, "pkg/kernels.py")
     (kernel,) = ctx.kernels
     found = sorted(Path(site.ctx.path).name for site in launch_sites(ctx, kernel))
     assert found == ["continued.py", "plain.py", "spaced.py", "split.py"]
@@ -400,12 +405,7 @@ def test_callers_in_other_modules_are_found_through_renames_and_packages_and_oth
         "pkg/table.py": "from pkg.ops.wrap import launch, Fn\n\nOPS = {'launch': launch, 'fn': Fn}\n",
         "pkg/listed.py": "from pkg.ops import run_op\n\nOPS = [run_op]\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    path = tmp_path / "pkg/ops/wrap.py"
-    text = path.read_text()
-    ctx = FileContext(str(path), text, ast.parse(text), ())
+    ctx = _model_in_project(tmp_path, files, "pkg/ops/wrap.py")
     launch, forward = (n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef))
     callers = sorted(Path(site.ctx.path).name for site in ctx.project.callers_of(launch, ctx))
     assert callers == ["direct.py", "renamed.py", "through.py"]
