@@ -256,12 +256,6 @@ def text_facts(path: Path) -> TextFacts:
     return facts
 
 
-def spells(path: Path, word: str) -> tuple[str, bool]:
-    """(the file's digest, whether its text contains the identifier ``word``)."""
-    facts = text_facts(path)
-    return facts.digest, word in facts.words
-
-
 def digest_of(data: bytes) -> str:
     """The content hash facts record for a file's bytes."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()

@@ -189,7 +189,7 @@ class ProjectView:
         entry = self._index.by_name.get(module_name)
         if entry is None or entry.import_words is None or attr in entry.import_words:
             return False
-        self._record(f"file:{entry.path}", _modules.spells(entry.path, attr)[0])
+        self._text_of(module_name)
         return True
 
     def _module_of_ctx(self, ctx: "FileContext") -> _modules.Module | None:
@@ -268,12 +268,8 @@ class ProjectView:
         """The text of a module of the project may call something last named one of ``words``
         (``word(``, ``x.word (``, a line break or comment between) or import it under another
         name (``word as``). Said from the text, recorded as read."""
-        entry = self._index.by_name.get(module_name)
-        if entry is None:
-            return True
-        facts = _modules.text_facts(entry.path)
-        self._record(f"file:{entry.path}", facts.digest)
-        return any(facts.calls_or_renames(word) for word in words)
+        facts = self._text_of(module_name)
+        return facts is None or any(facts.calls_or_renames(word) for word in words)
 
     def _spellings_through(self, package: str, dotted: str, called: str) -> set[str] | None:
         """The names an importer of ``package`` calls ``called`` by when it calls the definition
@@ -289,12 +285,18 @@ class ProjectView:
 
     def _spells(self, module_name: str, word: str) -> bool:
         """The text of a module of the project contains ``word`` as a whole word."""
+        facts = self._text_of(module_name)
+        return facts is not None and word in facts.words
+
+    def _text_of(self, module_name: str) -> _modules.TextFacts | None:
+        """What the text of a module of the project shows without a parse (None: no such
+        module), recorded as read: an answer that relied on it is refreshed when it changes."""
         entry = self._index.by_name.get(module_name) if self._index is not None else None
         if entry is None:
-            return False
-        digest, spelled = _modules.spells(entry.path, word)
-        self._record(f"file:{entry.path}", digest)
-        return spelled
+            return None
+        facts = _modules.text_facts(entry.path)
+        self._record(f"file:{entry.path}", facts.digest)
+        return facts
 
     # --- kernels and launches ----------------------------------------------------------------
 
@@ -358,13 +360,9 @@ class ProjectView:
         Said from the text alone, so a module without one is not parsed to learn it (most
         importers of a kernel's module call the wrapper, not the kernel); the text is recorded
         as read."""
-        if module_name == self.module_name:
+        facts = self._text_of(module_name) if module_name != self.module_name else None
+        if facts is None:
             return True
-        entry = self._index.by_name.get(module_name)
-        if entry is None:
-            return True
-        facts = _modules.text_facts(entry.path)
-        self._record(f"file:{entry.path}", facts.digest)
         return facts.calls_a_subscript if dsl == "triton" else "launch" in facts.words
 
     def references_to(self, name: str, ctx: "FileContext | None" = None) -> list[tuple[ast.expr, "FileContext"]]:
