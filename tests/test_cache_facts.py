@@ -111,3 +111,20 @@ def test_a_module_gaining_and_losing_a_re_export_refreshes_the_cached_answer(tmp
     assert finding_lines(grouped, "KL102") == [8] == finding_lines(grouped, "KL102", use_cache=False)
     edit(api, "from pkg.kernels import grouped_copy_kernel\n", "")
     assert finding_lines(grouped, "KL102") == [] == finding_lines(grouped, "KL102", use_cache=False)
+
+
+def test_an_importer_gaining_and_losing_a_call_refreshes_the_cached_answer(tmp_path, monkeypatch):
+    """The wrapper's caller is found from the importers' text first: an importer that only holds
+    the wrapper (in a list) is not parsed. The cached answer must still depend on its text, so
+    that the call it gains (and loses) shows, both ways."""
+    from cached_projects import copied_project, edit, finding_lines
+
+    root = copied_project("KL126_sizes_read_in_a_wrapper_module", tmp_path, monkeypatch)
+    forward, layer = root / "pkg" / "forward.py", root / "pkg" / "layer.py"
+    layer.write_text("from pkg.forward import launch_forward\n\nHANDLERS = [launch_forward]\n\n\n"
+                     "def run(x):\n    B, H, T, D = x.shape\n    return x\n")
+    assert finding_lines(forward, "KL126") == [] == finding_lines(forward, "KL126", use_cache=False)
+    edit(layer, "    return x\n", "    launch_forward(x, B, H, T, D)\n    return x\n")
+    assert finding_lines(forward, "KL126") == [8] == finding_lines(forward, "KL126", use_cache=False)
+    edit(layer, "    launch_forward(x, B, H, T, D)\n", "")
+    assert finding_lines(forward, "KL126") == [] == finding_lines(forward, "KL126", use_cache=False)
