@@ -83,7 +83,7 @@ that case is not reported.
         if tile is None:
             return
         strides = tile.strides_from_memory(ctx)
-        bases = tile.bases_from_memory(ctx)
+        bases = tile.bases_from_memory(ctx) if not strides else []
         if strides:
             what = f"stride `{short(strides[0])}` is"
         elif bases:

@@ -24,6 +24,7 @@ from kernelint.model.core.memo import kept_on, remembered
 from kernelint.model.core.walk import children
 
 _MAX_DEPTH = 16
+_POINTER_TYPE_CALLS = frozenset({POINTER_TYPE})
 T = TypeVar("T")
 
 ROWS, COLS = 0, 1
@@ -287,6 +288,8 @@ class TilePointer:
 
     def bases_from_memory(self, ctx: "FileContext") -> list[ast.expr]:
         """Base pointers read from a pointer table: a loaded integer cast to a pointer type."""
+        if not ctx.calls_to(_POINTER_TYPE_CALLS):
+            return []  # no ``tl.pointer_type(...)`` in the file: nothing is cast to a pointer
         return [
             b for b in self.bases
             if reaches(ctx, b, lambda n: is_pointer_cast(ctx, n) and depends_on_load(ctx, n)) is not None
