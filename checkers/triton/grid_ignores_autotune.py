@@ -94,13 +94,17 @@ scale_kernel[grid](x, y, n)
     def _tile_key_of_fixed_grid(ctx, launch, tuned_keys):
         """The tuned key that scales the program index in a non-persistent kernel whose grid never
         reads META (a tuple, or a callable that ignores its argument); None otherwise."""
+        # The grid is read first: most autotuned launches compute it from META, and then the
+        # kernel's program scalings (a walk of every address) need not be found.
+        if not tuned_keys or not GridIgnoresAutotune._ignores_meta(ctx, launch.grid):
+            return None
         kernel = launch.kernel
         constexprs = kernel.constexpr_names(ctx.qualname)
         keys = [
             size.id for _, size in programs.program_scalings(ctx, kernel)
             if size.id in tuned_keys and size.id in constexprs
         ]
-        if not keys or not GridIgnoresAutotune._ignores_meta(ctx, launch.grid):
+        if not keys:
             return None
         if programs.is_persistent(ctx, kernel):
             return None
