@@ -114,8 +114,8 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
         found: dict[tuple[int, int], tuple[ast.AST, ast.expr, str]] = {}
         # One walk over every pointer of the kernel, through the names they are built from:
         # pointers of one kernel share their offset expressions.
-        stack = [signature_argument(a.call, triton.SIGNATURES[triton.LOAD], "pointer")
-                 for a in memory.accesses(ctx, kernel) if ctx.call_name(a.call) is not None]
+        stack = [signature_argument(call, triton.SIGNATURES[triton.LOAD], "pointer")
+                 for call, _, _ in memory.pointer_calls(ctx, kernel)]
         seen: set[int] = set()
         while stack:
             node = stack.pop()

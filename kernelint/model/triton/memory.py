@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from kernelint.model.core import dataflow
 from kernelint.model.core.calls import signature_argument
@@ -133,15 +133,30 @@ def kernel_calls(ctx: "FileContext", kernel: "Kernel") -> list[ast.Call]:
     return by_kernel.get(id(kernel.node), [])
 
 
+def pointer_calls(ctx: "FileContext", kernel: "Kernel") -> Iterator[tuple[ast.Call, str, ast.expr]]:
+    """``(call, name, pointer)`` for each load, store and atomic in ``kernel``'s own body that
+    names its pointer, in source order: the accesses without the costlier search for their
+    base parameters."""
+    for call in kernel_calls(ctx, kernel):
+        name = ctx.call_name(call)
+        pointer = _pointer_of(call, name)
+        if pointer is not None:
+            yield call, name, pointer
+
+
+def _pointer_of(call: ast.Call, name: str | None) -> ast.expr | None:
+    if name in (triton.LOAD, triton.STORE) or name in triton.ATOMICS:
+        return signature_argument(call, triton.SIGNATURES.get(name, ("pointer", "val")), "pointer")
+    return None
+
+
 def _accesses(ctx: "FileContext", kernel: "Kernel") -> list[Access]:
     accesses = []
     for call in kernel_calls(ctx, kernel):
         name = ctx.call_name(call)
-        if name in (triton.LOAD, triton.STORE) or name in triton.ATOMICS:
+        pointer = _pointer_of(call, name)
+        if pointer is not None:
             signature = triton.SIGNATURES.get(name, ("pointer", "val"))
-            pointer = signature_argument(call, signature, "pointer")
-            if pointer is None:
-                continue
             kind = "load" if name == triton.LOAD else "store" if name == triton.STORE else "atomic"
             value = (signature_argument(call, signature, "value") if kind == "store"
                      else signature_argument(call, signature, "val") if name == triton.ATOMIC_ADD else None)
