@@ -7,6 +7,11 @@ comment appended (a new text, so nothing of the file's own model is reused), and
 of each check is taken. Prints the median and the maximum per file.
 
     python benchmarks/editor_recheck.py /work/corpus/mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py ...
+    python benchmarks/editor_recheck.py FILE --by-rule     # where one re-check's time goes
+
+``--by-rule`` re-checks as the engine does (parse, model, each applicable rule in the engine's
+order) with a clock around each step, and prints the mean per step. A rule that runs first pays
+for model facts later rules share, so compare a rule with itself across checkouts.
 
 ``benchmarks/editor_latency.py`` times the editor integrations end to end on a generated file;
 this one times the engine on the files users have.
@@ -22,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--by-rule", action="store_true", help="time parse, model and each rule (means)")
     args = parser.parse_args(argv)
 
     from kernelint import engine
@@ -29,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     from kernelint.rules import all_rules
 
     options = engine.Options(frozenset(r.code for r in all_rules() if r.default_enabled))
+    if args.by_rule:
+        for path in args.files:
+            _by_rule(path, options, args.runs)
+        return 0
     print("| file | lines | median | max |\n|---|---|---|---|")
     for path in args.files:
         with open(path, encoding="utf-8") as handle:
@@ -43,6 +53,52 @@ def main(argv: list[str] | None = None) -> int:
             times.append((time.perf_counter() - start) * 1000)
         print(f"| {path} | {source.count(chr(10)):,} | {statistics.median(times):.0f} ms | {max(times):.0f} ms |")
     return 0
+
+
+def _by_rule(path: str, options, runs: int) -> None:
+    import ast
+    import gc
+    from collections import Counter
+
+    from kernelint import engine
+    from kernelint.model import FileContext
+    from kernelint.model.core.names import ImportTable
+    from kernelint.model.project import index
+    from kernelint.rules import all_rules
+
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    index.prepare([path])
+    engine.check_source(path, source, options)  # the warm process
+    spent: Counter = Counter()
+    selected = [r for r in all_rules() if r.code in options.codes and r.code not in engine._TOOL_CODES]
+    for run in range(runs):
+        edited = source + f"\n# edit {run}\n"
+        gc.disable()
+        start = time.perf_counter()
+        tree = ast.parse(edited, path)
+        spent["parse"] += time.perf_counter() - start
+        start = time.perf_counter()
+        imports = ImportTable.from_tree(tree)
+        rules = engine._applicable(imports, selected)
+        ctx = FileContext(path, edited, tree, {t for r in selected for t in r.node_types}, imports,
+                          options.target_sm, options.target_versions)
+        spent["model"] += time.perf_counter() - start
+        for rule_class in rules:
+            rule = rule_class()
+            start = time.perf_counter()
+            for node in engine.nodes_checked(rule, ctx):
+                list(rule.check(node, ctx))
+            if rule.wants_finish:
+                list(rule.finish(ctx))
+            spent[rule_class.code] += time.perf_counter() - start
+        ctx.project_reads()
+        gc.collect(0)
+        gc.enable()
+    print(f"{path}: {sum(spent.values()) / runs * 1000:.0f} ms a re-check\n| step | ms |\n|---|---|")
+    for step, seconds in spent.most_common():
+        if seconds / runs >= 0.0005:
+            print(f"| {step} | {seconds / runs * 1000:.1f} |")
 
 
 if __name__ == "__main__":
