@@ -114,8 +114,7 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
         found: dict[tuple[int, int], tuple[ast.AST, ast.expr, str]] = {}
         # One walk over every pointer of the kernel, through the names they are built from:
         # pointers of one kernel share their offset expressions.
-        stack = [signature_argument(call, triton.SIGNATURES[triton.LOAD], "pointer")
-                 for call, _, _ in memory.pointer_calls(ctx, kernel)]
+        stack = [pointer for _, _, pointer in memory.pointer_calls(ctx, kernel)]
         seen: set[int] = set()
         while stack:
             node = stack.pop()
