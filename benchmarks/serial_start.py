@@ -1,9 +1,10 @@
-"""CPU seconds the parent of a parallel run spends before its workers fork (issue 19).
+"""Seconds the parent of a parallel run spends before its workers fork (issue 19).
 
 Runs ``kernelint check PATHS --no-cache -j2`` in this process and stops it where the workers
-would start (``runner._parallel``), timing with ``time.process_time`` the parts the workers wait
+would start (``runner._parallel``), timing the wall-clock seconds of the parts the workers wait
 for: the walk (``discovery.discover``), grouping the files by configuration (``cli._by_config``),
-each file's target versions and the project index (``project.index.prepare``). Works on older
+each file's target versions and the project index (``project.index.prepare``, which waits for a
+helper process that builds about half of it, so its CPU time would say too little). Works on older
 checkouts too (run it with ``PYTHONPATH`` naming one), which time target versions through
 ``runner.targets_for_settings``.
 
@@ -27,11 +28,11 @@ def _one_run(paths: list[str]) -> dict[str, float]:
 
     def timed(name, function):
         def wrapper(*args, **kwargs):
-            start = time.process_time()
+            start = time.perf_counter()
             try:
                 return function(*args, **kwargs)
             finally:
-                spent[name] = spent.get(name, 0.0) + time.process_time() - start
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
         return wrapper
 
     def stop(jobs, workers):
@@ -50,12 +51,12 @@ def _one_run(paths: list[str]) -> dict[str, float]:
         runner.targets_for_settings = timed("target versions", runner.targets_for_settings)
     project_index.prepare = timed("project index", project_index.prepare)
     runner._parallel = stop
-    start = time.process_time()
+    start = time.perf_counter()
     try:
         cli.main(["check", *paths, "--no-cache", "--exit-zero", "-j2"])
     except _Stop:
         pass
-    spent["to the fork"] = time.process_time() - start
+    spent["to the fork"] = time.perf_counter() - start
     for owner, name, value in saved:
         if value is not None:
             setattr(owner, name, value)

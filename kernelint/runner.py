@@ -333,7 +333,7 @@ def _run(jobs_to_run: list[_Job], jobs: int) -> list[_Result]:
     workers = min(jobs, usable_cpus())
     if workers <= 1 or len(jobs_to_run) < _PARALLEL_THRESHOLD:
         return [_check_one(job) for job in jobs_to_run]
-    project_index.prepare(path for path, _, _ in jobs_to_run)  # once, before the workers fork
+    project_index.prepare((path for path, _, _ in jobs_to_run), split=True)  # once, before the workers fork
     return _parallel(jobs_to_run, workers)
 
 

@@ -105,6 +105,61 @@ def test_a_parallel_run_keeps_the_index_of_every_project_it_prepared(tmp_path):
     assert all(project_index.index_of(root) is built[root] for root in roots)  # none built again
 
 
+def _index_facts() -> dict[str, tuple]:
+    """Everything an index holds, per project root, comparable across processes."""
+    return {str(root): (signature, sorted((str(m.path), m.name, m.sets_allocator, sorted(m.imports),
+                                           sorted(m.import_words or ())) for m in index.by_path.values()),
+                        sorted((name, sorted(importers)) for name, importers in index.importers.items()))
+            for root, (signature, _, index) in project_index._INDEXES.items()}
+
+
+def _projects(root: Path) -> list[str]:
+    """Five projects, one nested in another, each with modules importing each other."""
+    files = []
+    for number in range(4):
+        _write(root / f"p{number}", {"setup.py": "", "pkg/__init__.py": "from .a import f\n",
+                                     "pkg/a.py": "import triton\ntriton.set_allocator(None)\ndef f(): pass\n",
+                                     "pkg/b.py": "from pkg import f\nfrom . import a\n" * (number + 1)})
+        files += [str(root / f"p{number}" / "pkg" / name) for name in ("a.py", "b.py")]
+    _write(root / "p0" / "inner", {"pyproject.toml": "", "c.py": "from pkg.a import f\n"})
+    return files + [str(root / "p0" / "inner" / "c.py")]
+
+
+def test_a_split_prepare_builds_the_same_indexes_as_one_process(tmp_path):
+    """A parallel run has a forked helper build about half of the indexes: each index must equal
+    the one this process builds alone, and every project must be indexed."""
+    files = _projects(tmp_path)
+    project_index.look_again()
+    project_index._INDEXES.clear()
+    project_index.prepare(files)
+    alone = _index_facts()
+    project_index.look_again()
+    project_index._INDEXES.clear()
+    helped = project_index._helper_share({project_root(f): 1 for f in files})
+    assert helped  # the helper has work, so the handing over is what is tested
+    project_index.prepare(files, split=True)
+    assert _index_facts() == alone and len(alone) == 5
+
+
+def test_projects_a_failed_helper_was_to_index_are_built_here(tmp_path, monkeypatch):
+    """A helper that cannot hand its indexes over (here: pickling fails in it) leaves them to
+    this process; the run goes on with the same indexes."""
+    files = _projects(tmp_path)
+    project_index.look_again()
+    project_index._INDEXES.clear()
+    project_index.prepare(files)
+    alone = _index_facts()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no pickling in this helper")
+
+    monkeypatch.setattr(project_index.pickle, "dumps", broken)
+    project_index.look_again()
+    project_index._INDEXES.clear()
+    project_index.prepare(files, split=True)
+    assert _index_facts() == alone
+
+
 def _climb(here: Path) -> Path | None:
     """The climb as it was, each folder on its own."""
     below = here

@@ -23,8 +23,10 @@ file (who imports it, what it imports) so that only those are parsed (``modules.
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -385,24 +387,105 @@ _KEPT = 8
 _kept = _KEPT
 
 
-def prepare(paths) -> None:
+def prepare(paths, split: bool = False) -> None:
     """Index the projects of ``paths`` now, in this process: worker processes forked after it
-    inherit the indexes instead of each building its own. One ``project_root`` per directory."""
-    roots: set[Path] = set()
-    seen: set[str] = set()
+    inherit the indexes instead of each building its own. One ``project_root`` per directory.
+    With ``split`` (a parallel run, two or more CPUs), a forked helper builds about half of the
+    projects' indexes at the same time and hands them over (``_built_by_helper``): each index
+    is still built once and shared, and the parent's serial start is shorter."""
+    roots: dict[Path, int] = {}  # root -> checked files under it: what its index costs, roughly
+    root_of: dict[str, Path | None] = {}
     for path in paths:
         directory = os.path.dirname(os.path.abspath(path))
-        if directory in seen:
-            continue
-        seen.add(directory)
-        root = project_root(path)
+        if directory not in root_of:
+            root_of[directory] = project_root(path)
+        root = root_of[directory]
         if root is not None:
-            roots.add(root)
+            roots[root] = roots.get(root, 0) + 1
     global _kept
     _kept = max(_KEPT, len(roots))
+    helper_roots = _helper_share(roots) if split and len(roots) > 1 and _can_fork() else []
+    helper = _built_by_helper(helper_roots) if helper_roots else None
     for root in roots:
-        index_of(root)
+        if root not in helper_roots:
+            index_of(root)
+    handed = helper() if helper is not None else {}
+    for root in helper_roots:
+        if root in handed:
+            _INDEXES[root] = handed[root]
+        else:
+            index_of(root)  # the helper failed: built here, as without it
     _SCANS.clear()  # every project of the run is indexed: what the nested ones shared is done
+
+
+def _can_fork() -> bool:
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def _helper_share(roots: dict[Path, int]) -> list[Path]:
+    """The projects a helper indexes: about half of the weight, largest first, so neither
+    process waits long for the other. A project's index reads the projects nested in it too
+    (cutlass holds ``python/CuTeDSL``), so its weight counts their files as well."""
+    weights = {root: sum(count for other, count in roots.items() if other == root or root in other.parents)
+               for root in roots}
+    share: list[Path] = []
+    helper = own = 0
+    for root, weight in sorted(weights.items(), key=lambda item: (-item[1], str(item[0]))):
+        if helper < own:
+            share.append(root)
+            helper += weight
+        else:
+            own += weight
+    return share
+
+
+def _built_by_helper(roots: list[Path]):
+    """Fork a process that indexes ``roots`` and pickles the indexes into a pipe; return a
+    function that reads them (root -> ``_INDEXES`` entry), or None when no process can be
+    forked. A helper that fails or dies hands over nothing, and the caller builds those."""
+    try:
+        readable, writable = os.pipe()
+    except OSError:
+        return None
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(readable)
+        os.close(writable)
+        return None
+    if pid == 0:  # the helper: build, hand over, and leave without running the parent's exit code
+        code = 1
+        try:
+            os.close(readable)
+            for root in roots:
+                if os.getppid() != parent:
+                    break  # the run was stopped: nobody is left to hand the indexes to
+                index_of(root)
+            data = pickle.dumps({root: _INDEXES[root] for root in roots}, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(writable, "wb") as pipe:
+                pipe.write(data)
+            code = 0
+        except BaseException:  # noqa: B036 - nothing may escape into the parent's code
+            pass
+        finally:
+            os._exit(code)
+    os.close(writable)
+
+    def receive() -> dict[Path, tuple]:
+        try:
+            with os.fdopen(readable, "rb") as pipe:
+                data = pipe.read()
+            return pickle.loads(data) if data else {}
+        except Exception:  # a helper killed mid-write leaves a cut pickle
+            return {}
+        finally:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+    return receive
 
 
 def look_again() -> None:
