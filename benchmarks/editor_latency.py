@@ -9,6 +9,12 @@ and from ``didChange`` (a keystroke) to ``publishDiagnostics``. Prints a markdow
 (median and max of the runs).
 
     python benchmarks/editor_latency.py [--runs 7] [--lines 3000] [--servers-only]
+    python benchmarks/editor_latency.py --files FILE... [--pause 0.3]
+
+``--files`` times only ``kernelint server``, from ``didChange`` to ``publishDiagnostics``, on real
+files where they lie (the rest of their project is read from disk), after ``--pause`` seconds
+without a message, as between bursts of typing: the server collects a check's garbage in such
+pauses, after the diagnostics are out (``kernelint/lsp/server.py``).
 """
 from __future__ import annotations
 
@@ -162,8 +168,10 @@ class LanguageServer:
             raise RuntimeError("no diagnostics from pylsp")
         return time.perf_counter() - start
 
-    def change_latency(self, uri: str, text: str, version: int) -> float:
-        """Seconds from a didChange (the whole text, one line edited) to the diagnostics."""
+    def change_latency(self, uri: str, text: str, version: int, pause: float = 0.0) -> float:
+        """Seconds from a didChange (the whole text, one line edited) to the diagnostics, sent
+        after ``pause`` seconds of quiet."""
+        time.sleep(pause)
         self.arrived.clear()
         start = time.perf_counter()
         self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
@@ -197,12 +205,32 @@ def _open(server: LanguageServer, uri: str, source: str) -> float:
     return time.perf_counter() - start
 
 
+def files_latency(files: list[str], runs: int, pause: float) -> None:
+    print("| file | lines | didChange -> diagnostics, median | max | diagnostics |\n|---|---|---|---|---|")
+    for name in files:
+        path = Path(name).resolve()
+        source = path.read_text(encoding="utf-8")
+        server = KernelintServer(path.parent)
+        server.start()
+        _open(server, path.as_uri(), source)
+        times = [server.change_latency(path.as_uri(), source, version, pause) * 1000
+                 for version in range(2, runs + 2)]
+        server.stop()
+        print(f"| {name} | {source.count(chr(10)):,} | {statistics.median(times):.0f} ms | {max(times):.0f} ms "
+              f"| {len(server.diagnostics)} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--lines", type=int, default=3000)
     parser.add_argument("--servers-only", action="store_true", help="time only the two language servers")
+    parser.add_argument("--files", nargs="+", help="time kernelint's server on these files instead")
+    parser.add_argument("--pause", type=float, default=0.3, help="seconds of quiet before each change (--files)")
     args = parser.parse_args()
+    if args.files:
+        files_latency(args.files, args.runs, args.pause)
+        return
     from kernelint.rules import all_rules, pylint_message
 
     symbols = ",".join(pylint_message(r)[1] for r in all_rules() if r.code != "KL001")

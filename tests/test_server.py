@@ -353,3 +353,46 @@ def test_document_positions_and_incremental_changes():
     document.apply_change({"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}},
                            "text": ""}, 3, "utf-16")
     assert document.text == "a = '🚀é'; bb = 1\r\n" and document.lines == ["a = '🚀é'; bb = 1"]
+
+
+def test_garbage_is_collected_after_the_diagnostics_are_sent(tmp_path, monkeypatch):
+    """The young collection after a check waits until the diagnostics are out and no message is
+    waiting (``Server._collect_when_idle``), with the collector paused meanwhile; a long burst
+    of checks collects after ``_MAX_UNCOLLECTED`` of them; a collector the host paused stays
+    paused and uncollected."""
+    import gc
+    import io
+
+    from kernelint.lsp import server as lsp
+
+    events: list[str] = []
+    real_collect = gc.collect
+    monkeypatch.setattr(lsp.gc, "collect", lambda *a: events.append("collect") or real_collect(*a))
+    out = io.BytesIO()
+    server = lsp.Server(io.BytesIO(), out)
+    real_send = server._out.send
+    server._out.send = lambda message: events.append(message.get("method", "reply")) or real_send(message)
+    path = write(tmp_path, {"pkg/gelu.py": KERNEL}) / "pkg" / "gelu.py"
+    server.initialize({})
+    server.did_open({"textDocument": {"uri": path.as_uri(), "text": KERNEL, "version": 1}})
+    assert gc.isenabled()
+    try:
+        server._check(path.as_uri())
+        assert events == ["textDocument/publishDiagnostics"] and not gc.isenabled()
+        server._collect_when_idle()
+        assert events[-1] == "collect" and gc.isenabled()
+
+        events.clear()
+        for _ in range(lsp._MAX_UNCOLLECTED + 1):
+            server._check(path.as_uri())
+        assert events.count("collect") == 1 and events.index("collect") == lsp._MAX_UNCOLLECTED
+        server._collect_when_idle()
+        assert gc.isenabled()
+
+        events.clear()
+        gc.disable()
+        server._check(path.as_uri())
+        server._collect_when_idle()
+        assert "collect" not in events and not gc.isenabled()
+    finally:
+        gc.enable()

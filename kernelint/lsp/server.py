@@ -13,10 +13,14 @@ a fact for another until it is saved.
 
 Messages are read on a thread into a queue; the main thread answers them in order and checks a
 changed buffer only when no later message is waiting, so a burst of keystrokes costs one check.
-Requests about a buffer (code actions, hover) check it first if it changed.
+Requests about a buffer (code actions, hover) check it first if it changed. The garbage a check
+leaves (its tree and file model, cycles the collector must trace) is collected after the
+diagnostics are sent, while no message waits, not before: on mamba's ``ssd_chunk_scan.py`` that
+collection is about a tenth of a check.
 """
 from __future__ import annotations
 
+import gc
 import os
 import queue
 import sys
@@ -34,6 +38,8 @@ _SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFO: 3}
 _FULL_SYNC = 1
 FIX_ALL_KIND = "source.fixAll.kernelint"
 _END = object()
+#: Checks whose garbage may wait for a pause in the messages (a long burst of requests).
+_MAX_UNCOLLECTED = 4
 
 
 class Server:
@@ -48,6 +54,8 @@ class Server:
         self.related_information = False
         self.initialized = False
         self.shutting_down = False
+        #: Checks whose garbage waits for ``_collect_when_idle`` (the collector is paused meanwhile).
+        self._uncollected = 0
 
     # --- the loop ------------------------------------------------------------------------------
 
@@ -75,6 +83,8 @@ class Server:
                 return status
             if self._inbox.empty():
                 self._check_dirty()
+            if self._inbox.empty():
+                self._collect_when_idle()
 
     def _dispatch(self, message) -> int | None:
         if not isinstance(message, dict) or "__invalid__" in message:
@@ -127,6 +137,7 @@ class Server:
         document = self.documents.get(uri)
         if document is None:
             return
+        self._pause_collector()
         try:
             findings = check_with_project_config(document.path, document.text)
         except Exception as error:  # the engine reports its own failures; this is a last guard
@@ -137,6 +148,23 @@ class Server:
             "uri": uri, "version": document.version,
             "diagnostics": [self.diagnostic(document, f) for f in findings],
         })
+
+    def _pause_collector(self) -> None:
+        """Keep the collector paused through the check and the reply (the engine then leaves the
+        collection to its caller); after a few checks without a pause, collect now."""
+        if self._uncollected >= _MAX_UNCOLLECTED:
+            self._collect_when_idle()
+        if self._uncollected == 0:
+            if not gc.isenabled():
+                return  # paused by whoever runs the server: theirs to collect
+            gc.disable()
+        self._uncollected += 1
+
+    def _collect_when_idle(self) -> None:
+        if self._uncollected:
+            self._uncollected = 0
+            gc.collect(0)
+            gc.enable()
 
     def _current(self, uri: str) -> tuple[Document | None, list[Finding]]:
         if uri in self._dirty:
