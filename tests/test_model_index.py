@@ -413,3 +413,29 @@ def test_callers_in_other_modules_are_found_through_renames_and_packages_and_oth
     for unparsed in ("table.py", "listed.py"):
         assert not any(Path(parsed).name == unparsed and "pkg" in str(parsed) for parsed in modules._PARSED)
         assert any(key.startswith("file:") and key.endswith(unparsed) for key in ctx.project.reads)
+
+
+def test_int64_answers_kept_across_depths_equal_fresh_ones():
+    """``is_int64`` keeps one entry per node across the depths it is asked at: every answer,
+    asked in any order, is the one a fresh model gives at that depth (a chain longer than the
+    depth limit is int64 only when asked from near its conversion)."""
+    from kernelint.model.index.intwidth import is_int64
+
+    chain = "".join(f"    v{i} = v{i - 1} + 1\n" for i in range(1, 16))
+    source = ("import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(x_ptr, n):\n"
+              "    v0 = tl.program_id(0).to(tl.int64)\n" + chain +
+              "    w = tl.program_id(0) * n\n    tl.store(x_ptr + v15 + w, 0)\n")
+    asked = [(f"v{i}", depth) for i in (15, 3, 12, 8, 15, 1) for depth in (12, 2, 7, 12, 4)] + [("w", 12), ("w", 3)]
+
+    def read(ctx, name):
+        return next(n for n in ctx.nodes(ast.Name) if n.id == name and isinstance(n.ctx, ast.Load)
+                    and ctx.parent(n) is not None and not isinstance(ctx.parent(n), ast.Assign))
+
+    kept = model(source)
+    answers = [is_int64(kept, read(kept, name), depth) for name, depth in asked]
+    fresh = []
+    for name, depth in asked:
+        ctx = model(source)
+        fresh.append(is_int64(ctx, read(ctx, name), depth))
+    assert answers == fresh
+    assert True in fresh and False in fresh
