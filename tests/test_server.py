@@ -396,3 +396,22 @@ def test_garbage_is_collected_after_the_diagnostics_are_sent(tmp_path, monkeypat
         assert "collect" not in events and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_serve_leaves_the_collector_running():
+    """A server that ends while a check's garbage still waits for a pause (``exit`` queued
+    behind the change) collects it and resumes the collector before ``serve`` returns."""
+    import gc
+    import io
+
+    from kernelint.lsp import server as lsp
+
+    body = json.dumps({"jsonrpc": "2.0", "method": "exit"}).encode()
+    server = lsp.Server(io.BytesIO(b"Content-Length: %d\r\n\r\n" % len(body) + body), io.BytesIO())
+    try:
+        server._pause_collector()  # what ``_check`` does before the engine runs
+        assert not gc.isenabled()
+        server.serve()
+        assert gc.isenabled() and server._uncollected == 0
+    finally:
+        gc.enable()

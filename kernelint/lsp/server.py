@@ -72,19 +72,23 @@ class Server:
             self._inbox.put(_END)
 
     def serve(self) -> int:
-        """Answer messages until ``exit`` (0 after ``shutdown``, else 1) or the end of input."""
+        """Answer messages until ``exit`` (0 after ``shutdown``, else 1) or the end of input; the
+        collector is running again when it returns."""
         threading.Thread(target=self._read_loop, name="kernelint-lsp-reader", daemon=True).start()
-        while True:
-            message = self._inbox.get()
-            if message is _END:
-                return 0 if self.shutting_down else 1
-            status = self._dispatch(message)
-            if status is not None:
-                return status
-            if self._inbox.empty():
-                self._check_dirty()
-            if self._inbox.empty():
-                self._collect_when_idle()
+        try:
+            while True:
+                message = self._inbox.get()
+                if message is _END:
+                    return 0 if self.shutting_down else 1
+                status = self._dispatch(message)
+                if status is not None:
+                    return status
+                if self._inbox.empty():
+                    self._check_dirty()
+                if self._inbox.empty():
+                    self._collect_when_idle()
+        finally:
+            self._collect_when_idle()
 
     def _dispatch(self, message) -> int | None:
         if not isinstance(message, dict) or "__invalid__" in message:
