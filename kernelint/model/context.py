@@ -43,6 +43,8 @@ def _bound_name(definition: Definition) -> str | None:
 
 
 _SKELETON = "_kl_skeleton"
+#: A qualified name not looked up yet (None is an answer: the name resolves to nothing known).
+_UNASKED = object()
 
 
 @dataclass(frozen=True)
@@ -148,10 +150,10 @@ class FileContext:
 
     def qualname(self, expr: ast.AST) -> str | None:
         """Canonical dotted name of ``expr`` (memoised per node: rules ask about the same calls)."""
-        key = id(expr)
-        if key not in self._qualnames:
-            self._qualnames[key] = self.imports.qualname(expr)
-        return self._qualnames[key]
+        found = self._qualnames.get(id(expr), _UNASKED)
+        if found is _UNASKED:
+            found = self._qualnames[id(expr)] = self.imports.qualname(expr)
+        return found
 
     def source_segment(self, node: ast.AST) -> str | None:
         """The source text of ``node`` (as ``ast.get_source_segment``, which splits the whole

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 from kernelint.model.core.calls import signature_argument
@@ -37,6 +38,11 @@ class Kernel:
     def params(self) -> list[ast.arg]:
         args = self.node.args
         return [*args.posonlyargs, *args.args, *args.kwonlyargs]
+
+    @cached_property
+    def param_ids(self) -> frozenset[int]:
+        """``id`` of each of ``params`` (the tree does not change while the kernel is read)."""
+        return frozenset(id(p) for p in self.params)
 
     def is_constexpr(self, arg: ast.arg, qualname: Callable[[ast.AST], str | None]) -> bool:
         annotation = arg.annotation

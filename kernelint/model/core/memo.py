@@ -8,13 +8,23 @@ from typing import Callable, TypeVar
 T = TypeVar("T")
 
 
+#: Question -> the name of its table on the file model (made once, not on every question).
+_TABLES: dict[str, str] = {}
+
+
 def remembered(ctx, question: str, node: ast.AST, answer: Callable[[], T], *key) -> T:
     """``answer()`` for ``question`` about ``node`` (and ``key``), computed once per file model.
-    The node is kept with its answer, so its id cannot be reused by another node meanwhile."""
-    memo = ctx.__dict__.setdefault("_memo_" + question, {})
-    entry = memo.get((id(node), *key))
+    The node is kept with its answer, so its id cannot be reused by another node meanwhile.
+    Asked tens of thousands of times per long file: a hit builds no key tuple without ``key``
+    and no table."""
+    name = _TABLES.get(question) or _TABLES.setdefault(question, "_memo_" + question)
+    memo = ctx.__dict__.get(name)
+    if memo is None:
+        memo = ctx.__dict__[name] = {}
+    at = (id(node), *key) if key else id(node)
+    entry = memo.get(at)
     if entry is None:
-        entry = memo[(id(node), *key)] = (node, answer())
+        entry = memo[at] = (node, answer())
     return entry[1]
 
 

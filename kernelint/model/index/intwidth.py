@@ -144,8 +144,7 @@ def runtime_size(ctx: "FileContext", kernel: "Kernel", expr: ast.AST, constexprs
         return None
     node = definitions[0].node
     if isinstance(node, ast.arg):
-        params = {id(p) for p in kernel.params}
-        return expr if id(node) in params and (constexprs or not kernel.is_constexpr(node, ctx.qualname)) else None
+        return expr if id(node) in kernel.param_ids and (constexprs or not kernel.is_constexpr(node, ctx.qualname)) else None
     if definitions[0].kind == "assign" and definitions[0].value is not None:
         return runtime_size(ctx, kernel, definitions[0].value, constexprs, depth - 1)
     return None
