@@ -8,24 +8,29 @@ from typing import Callable, TypeVar
 T = TypeVar("T")
 
 
-#: Question -> the name of its table on the file model (made once, not on every question).
-_TABLES: dict[str, str] = {}
+#: Question -> the names of its tables on the file model (made once, not on every question).
+_TABLES: dict[str, tuple[str, str]] = {}
+_MISSING = object()
 
 
 def remembered(ctx, question: str, node: ast.AST, answer: Callable[[], T], *key) -> T:
     """``answer()`` for ``question`` about ``node`` (and ``key``), computed once per file model.
-    The node is kept with its answer, so its id cannot be reused by another node meanwhile.
-    Asked tens of thousands of times per long file: a hit builds no key tuple without ``key``
-    and no table."""
-    name = _TABLES.get(question) or _TABLES.setdefault(question, "_memo_" + question)
-    memo = ctx.__dict__.get(name)
+    The nodes asked about are kept in a list beside the answers, so an id cannot be reused by
+    another node meanwhile. Asked tens of thousands of times per long file: a hit builds no
+    key tuple without ``key``, and an answer adds no tuple for the collector to trace."""
+    names = _TABLES.get(question)
+    if names is None:
+        names = _TABLES[question] = ("_memo_" + question, "_memo_nodes_" + question)
+    memo = ctx.__dict__.get(names[0])
     if memo is None:
-        memo = ctx.__dict__[name] = {}
+        memo = ctx.__dict__[names[0]] = {}
+        ctx.__dict__[names[1]] = []
     at = (id(node), *key) if key else id(node)
-    entry = memo.get(at)
-    if entry is None:
-        entry = memo[at] = (node, answer())
-    return entry[1]
+    found = memo.get(at, _MISSING)
+    if found is _MISSING:
+        found = memo[at] = answer()
+        ctx.__dict__[names[1]].append(node)
+    return found
 
 
 def kept_on(owner, name: str) -> dict:
