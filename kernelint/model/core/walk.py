@@ -30,7 +30,8 @@ def _node_classes(base: type) -> set[type]:
 EVERY_NODE_CLASS = frozenset(cls for cls in _node_classes(ast.AST) if cls._fields or cls.__subclasses__() == []) \
     - _SINGLETON_CLASSES
 _SIGNATURE = re.compile(r"\w+\((.*)\)$")
-_VISIT_ORDER: dict[tuple[type, bool], tuple[tuple[str, int], ...]] = {}
+#: Per node class, ``index_tree``'s field order: without the shared singletons' fields, and with.
+_VISIT_ORDER: tuple[dict[type, tuple[tuple[str, int], ...]], ...] = ({}, {})
 
 
 def _declared_fields(cls: type) -> dict[str, str]:
@@ -52,7 +53,7 @@ def _visit_order(cls: type, with_singletons: bool) -> tuple[tuple[str, int], ...
     declared = _declared_fields(cls)
     order = tuple((name, many) for name, many in reversed(_child_fields(cls))
                   if with_singletons or declared.get(name, "").rstrip("?*") not in _SINGLETON_TYPES)
-    _VISIT_ORDER[cls, with_singletons] = order
+    _VISIT_ORDER[with_singletons][cls] = order
     return order
 
 
@@ -66,7 +67,7 @@ def index_tree(tree: ast.Module, wanted: Iterable[type[ast.AST]]) -> dict[type, 
     with_singletons = not wanted.isdisjoint(_SINGLETON_CLASSES)
     buckets: dict[type, list[ast.AST]] = defaultdict(list)
     node_class = ast.AST
-    orders = _VISIT_ORDER
+    orders = _VISIT_ORDER[with_singletons]
     stack: list[ast.AST] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
@@ -74,7 +75,7 @@ def index_tree(tree: ast.Module, wanted: Iterable[type[ast.AST]]) -> dict[type, 
         cls = node.__class__
         if cls in wanted:
             buckets[cls].append(node)
-        order = orders.get((cls, with_singletons))
+        order = orders.get(cls)
         if order is None:
             order = _visit_order(cls, with_singletons)
         for name, many in order:
