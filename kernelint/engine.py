@@ -34,6 +34,9 @@ _DSL_IMPORT = re.compile(
     % "|".join(sorted({root.split(".")[0] for m in DSLS.values() for root in m.IMPORT_ROOTS})),
     re.MULTILINE,
 )
+#: What a line ``_DSL_IMPORT`` can match holds: a DSL's root package (likeliest first), or a
+#: backslash before its end.
+_IMPORT_LINE_NEEDLES = ("triton", "cutlass", "cuda", "\\\n", "\\\r")
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,22 @@ def might_hold_kernels(source: str) -> bool:
 def might_import_a_dsl(source: str) -> bool:
     """False when no import statement in the text can name a DSL: every rule then skips the
     file (``_applicable``), so it need not be parsed. Most files that mention ``triton`` in a
-    comment or a string only are dropped here."""
-    return might_hold_kernels(source) and _DSL_IMPORT.search(source) is not None
+    comment or a string only are dropped here. ``_DSL_IMPORT`` matches within one line, one
+    that names a DSL root or ends in a backslash, so only those lines are searched (a search
+    of the whole text tried the pattern at every character: 240 ms over the corpus)."""
+    if not might_hold_kernels(source):
+        return False
+    for needle in _IMPORT_LINE_NEEDLES:
+        at = source.find(needle)
+        while at >= 0:
+            start = source.rfind("\n", 0, at) + 1
+            end = source.find("\n", at)
+            if end < 0:
+                end = len(source)
+            if _DSL_IMPORT.search(source, start, end) is not None:
+                return True
+            at = source.find(needle, end)
+    return source.endswith("\\") and _DSL_IMPORT.search(source, source.rfind("\n") + 1) is not None
 
 
 def might_launch_imported_kernels(source: str) -> bool:
