@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
 import time
 from collections import OrderedDict
@@ -135,7 +136,8 @@ _kept_bytes = 0
 def forget_models() -> None:
     """Drop the file models of the kept modules (their trees stay: a tree depends only on its
     module's bytes). A model keeps answers that read other modules (the kernels its launches
-    reach), so a new run, or a save in the editor, starts them afresh."""
+    reach), so a new run, or a save in the editor, starts them afresh; paths are resolved again."""
+    _RESOLVED_FILES.clear()
     for module in _PARSED.values():
         module._context = None
 
@@ -268,18 +270,33 @@ def tree_for(path: str, source: str) -> ast.Module | None:
     the offered set it was never freed (the collector is paused during checks; 28 MB of source
     evicted so over the corpus, most of 2.5 GB in one process), and only one offer in six was
     taken."""
-    resolved = _resolved(path)
-    known = _PARSED.get(resolved) if resolved is not None else None
+    at = resolved(path)
+    known = _PARSED.get(at) if at is not None else None
     return known.tree if known is not None and known.source == source else None
 
 
-def _resolved(path: str) -> Path | None:
+def resolved(path: str) -> Path | None:
+    """``Path(path).resolve()`` (None for standard input or a path that cannot be resolved),
+    kept until ``forget_models``: the engine and each file's view ask it for every checked
+    file, and a resolve costs a system call per folder of the path. A relative path is kept
+    with the working directory it was resolved from."""
     if not path or path == "-":
         return None
-    try:
-        return Path(path).resolve()
-    except (OSError, RuntimeError):
-        return None
+    key = path if os.path.isabs(path) else (os.getcwd(), path)
+    known = _RESOLVED_FILES.get(key, _UNRESOLVED)
+    if known is _UNRESOLVED:
+        try:
+            known = Path(path).resolve()
+        except (OSError, RuntimeError):
+            known = None
+        if len(_RESOLVED_FILES) >= _MAX_TEXT_FILES:
+            _RESOLVED_FILES.clear()
+        _RESOLVED_FILES[key] = known
+    return known
+
+
+_RESOLVED_FILES: dict[object, Path | None] = {}
+_UNRESOLVED = object()
 
 
 def file_digest(path: Path) -> str:

@@ -69,7 +69,7 @@ class ProjectView:
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
         self.reads: dict[str, str] = {}
-        self._path = Path(ctx.path).resolve() if ctx.path and ctx.path != "-" else None
+        self._path = _modules.resolved(ctx.path)
         self.root = project_root(self._path) if self._path is not None else None
         self._index = index_of(self.root) if self.root is not None else None
         own = self._index.by_path.get(self._path) if self._index is not None else None
