@@ -138,6 +138,7 @@ def forget_models() -> None:
     module's bytes). A model keeps answers that read other modules (the kernels its launches
     reach), so a new run, or a save in the editor, starts them afresh; paths are resolved again."""
     _RESOLVED_FILES.clear()
+    _LOOKED_AT.clear()
     for module in _PARSED.values():
         module._context = None
 
@@ -236,13 +237,18 @@ _UNREADABLE = TextFacts(None, "-", frozenset(), False)
 def text_facts(path: Path) -> TextFacts:
     """The text facts of a file, kept while its size and modification time stay the same (a
     view asks them for every importer of a module it follows, and every checked file has its
-    own view). The digest is what a question that relied on them records as read."""
+    own view), which are looked at once until ``forget_models`` (a run's start, a save in the
+    editor), as the project index is. The digest is what a question that relied on them
+    records as read."""
+    known = _TEXTS.get(path)
+    if known is not None and path in _LOOKED_AT:  # stat once until ``forget_models``
+        return known[1]
     try:
         stat = path.stat()
     except OSError:
         return _UNREADABLE
-    known = _TEXTS.get(path)
     if known is not None and known[0] == (stat.st_mtime_ns, stat.st_size):
+        _LOOKED_AT.add(path)
         return known[1]
     try:
         data = read_bytes(str(path))
@@ -254,7 +260,9 @@ def text_facts(path: Path) -> TextFacts:
     if time.time_ns() - stat.st_mtime_ns > _RACY_NS:  # as git does: a file written just now may change within one clock tick
         if len(_TEXTS) >= _MAX_TEXT_FILES:
             _TEXTS.clear()
+            _LOOKED_AT.clear()
         _TEXTS[path] = ((stat.st_mtime_ns, stat.st_size), facts)
+        _LOOKED_AT.add(path)
     return facts
 
 
@@ -297,6 +305,8 @@ def resolved(path: str) -> Path | None:
 
 _RESOLVED_FILES: dict[object, Path | None] = {}
 _UNRESOLVED = object()
+#: Files whose kept text facts were checked against their size and time since ``forget_models``.
+_LOOKED_AT: set[Path] = set()
 
 
 def file_digest(path: Path) -> str:
