@@ -116,7 +116,17 @@ def _position(node: ast.AST) -> tuple[int, int]:
 
 
 def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    """``inner`` is below ``outer``. A node outside ``outer``'s lines is not (the parser keeps
+    every node within its parent's lines, except a definition's decorators, above it), which
+    spares the walk up from most uses a reaching search asks about."""
+    first, last, line = getattr(outer, "lineno", None), getattr(outer, "end_lineno", None), getattr(inner, "lineno", None)
+    if first is not None and last is not None and line is not None and not isinstance(outer, _DECORATED) \
+            and not first <= line <= last:
+        return False
     return any(a is outer for a in ancestors(inner))
+
+
+_DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _binds_before(binding: ast.AST, use: ast.AST) -> bool:
