@@ -189,7 +189,7 @@ def _check_source(path: str, source: str, options: Options, tree: ast.Module | N
             return [replace(finding, severity=Severity.INFO) if failure.newer else finding]
 
     imports = ImportTable.from_tree(tree)
-    selected = [r for r in all_rules() if r.code in options.codes and r.code not in _TOOL_CODES]
+    selected = _selected(options.codes)
     rules = _applicable(imports, selected)
     try:
         with room_to_recurse():
@@ -204,9 +204,33 @@ def _check_source(path: str, source: str, options: Options, tree: ast.Module | N
     return group_by_cause(_apply_suppressions(path, source, findings, options))
 
 
+def _selected(codes: frozenset[str]) -> list[type[Rule]]:
+    """The rules ``codes`` selects, in the engine's order (once per selection, not per file)."""
+    registered = all_rules()
+    found = _SELECTED.get((codes, registered))
+    if found is None:
+        if len(_SELECTED) > 64:
+            _SELECTED.clear()
+        found = _SELECTED[codes, registered] = [r for r in registered if r.code in codes and r.code not in _TOOL_CODES]
+    return list(found)
+
+
+_SELECTED: dict[tuple[frozenset[str], tuple[type[Rule], ...]], list[type[Rule]]] = {}
+
+
 def _applicable(imports: ImportTable, rules: list[type[Rule]]) -> list[type[Rule]]:
-    """The rules whose DSLs the file imports: a file that imports none needs no model at all."""
-    return [r for r in rules if _imports_scope(imports, r.dsls())]
+    """The rules whose DSLs the file imports: a file that imports none needs no model at all.
+    The imports are read once per combination of DSLs, not once per rule."""
+    in_scope: dict[tuple[str, ...], bool] = {}
+    found = []
+    for rule in rules:
+        dsls = rule.dsls()
+        scoped = in_scope.get(dsls)
+        if scoped is None:
+            scoped = in_scope[dsls] = _imports_scope(imports, dsls)
+        if scoped:
+            found.append(rule)
+    return found
 
 
 def _launcher_rules(ctx: FileContext, selected: list[type[Rule]], running: list[type[Rule]]) -> list[type[Rule]]:
