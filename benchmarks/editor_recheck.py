@@ -64,14 +64,13 @@ def _by_rule(path: str, options, runs: int) -> None:
     from kernelint.model import FileContext
     from kernelint.model.core.names import ImportTable
     from kernelint.model.project import index
-    from kernelint.rules import all_rules
 
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
     index.prepare([path])
     engine.check_source(path, source, options)  # the warm process
     spent: Counter = Counter()
-    selected = [r for r in all_rules() if r.code in options.codes and r.code not in engine._TOOL_CODES]
+    selected = engine._selected(options.codes)
     for run in range(runs):
         edited = source + f"\n# edit {run}\n"
         gc.disable()

@@ -24,7 +24,7 @@ from kernelint.model.core.dataflow import bound_values, from_arange
 from kernelint.model.dsl import triton
 from kernelint.model.triton.dtypes import conversion_target, triton_dtype
 from kernelint.model.core.reaching import reaching_definitions
-from kernelint.model.core.memo import remembered
+from kernelint.model.core.memo import kept_on, remembered
 from kernelint.model.core.walk import children, subtree
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def is_int64(ctx: "FileContext", expr: ast.AST, depth: int = _DEPTH) -> bool:
     the least depth it was True at and the greatest it was False at, and answers every depth
     those decide. Kept per depth, an index's operands were looked at again from each level of
     ``index_origin``: the products of mamba's ``ssd_chunk_scan.py`` took 41 ms, now 36."""
-    known = ctx.__dict__.setdefault("_int64_depths", {})
+    known = kept_on(ctx, "int64_depths")
     entry = known.get(id(expr))
     if entry is None:
         entry = known[id(expr)] = [expr, _NEVER, 0]  # the node, True from, False up to
