@@ -67,6 +67,25 @@ def generate(lines: int) -> str:
     return text
 
 
+def edit(source: str, run: int, where: str) -> str:
+    """``source`` after the ``run``-th edit: a comment line appended (``end``), or a comment at
+    the end of the last one-line statement of the middle ``@jit`` function (``kernel``)."""
+    if where == "end":
+        return source + f"\n# edit {run}\n"
+    import ast
+
+    jitted = [node for node in ast.walk(ast.parse(source)) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and any("jit" in ast.unparse(d) for d in node.decorator_list)]
+    if not jitted:
+        raise SystemExit("--edit kernel: the file has no @jit function")
+    kernel = sorted(jitted, key=lambda node: node.lineno)[len(jitted) // 2]
+    line = max(n.lineno for n in ast.walk(kernel) if isinstance(n, ast.stmt) and n is not kernel
+               and n.lineno == n.end_lineno and not isinstance(n, (ast.If, ast.For, ast.While, ast.With)))
+    lines = source.split("\n")
+    lines[line - 1] += f"  # edit {run}"
+    return "\n".join(lines)
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -169,13 +188,13 @@ class LanguageServer:
         return time.perf_counter() - start
 
     def change_latency(self, uri: str, text: str, version: int, pause: float = 0.0) -> float:
-        """Seconds from a didChange (the whole text, one line edited) to the diagnostics, sent
-        after ``pause`` seconds of quiet."""
+        """Seconds from a didChange (the whole new ``text``) to the diagnostics, sent after
+        ``pause`` seconds of quiet."""
         time.sleep(pause)
         self.arrived.clear()
         start = time.perf_counter()
         self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                               "contentChanges": [{"text": text + f"# edit {version}\n"}]})
+                                               "contentChanges": [{"text": text}]})
         if not self.arrived.wait(60):
             raise RuntimeError("no diagnostics after didChange")
         return time.perf_counter() - start
@@ -205,7 +224,7 @@ def _open(server: LanguageServer, uri: str, source: str) -> float:
     return time.perf_counter() - start
 
 
-def files_latency(files: list[str], runs: int, pause: float) -> None:
+def files_latency(files: list[str], runs: int, pause: float, where: str) -> None:
     print("| file | lines | didChange -> diagnostics, median | max | diagnostics |\n|---|---|---|---|---|")
     for name in files:
         path = Path(name).resolve()
@@ -213,7 +232,7 @@ def files_latency(files: list[str], runs: int, pause: float) -> None:
         server = KernelintServer(path.parent)
         server.start()
         _open(server, path.as_uri(), source)
-        times = [server.change_latency(path.as_uri(), source, version, pause) * 1000
+        times = [server.change_latency(path.as_uri(), edit(source, version, where), version, pause) * 1000
                  for version in range(2, runs + 2)]
         server.stop()
         print(f"| {name} | {source.count(chr(10)):,} | {statistics.median(times):.0f} ms | {max(times):.0f} ms "
@@ -227,9 +246,11 @@ def main() -> None:
     parser.add_argument("--servers-only", action="store_true", help="time only the two language servers")
     parser.add_argument("--files", nargs="+", help="time kernelint's server on these files instead")
     parser.add_argument("--pause", type=float, default=0.3, help="seconds of quiet before each change (--files)")
+    parser.add_argument("--edit", choices=("end", "kernel"), default="end",
+                        help="(--files) append a comment line, or edit one kernel's body (editor_recheck.py)")
     args = parser.parse_args()
     if args.files:
-        files_latency(args.files, args.runs, args.pause)
+        files_latency(args.files, args.runs, args.pause, args.edit)
         return
     from kernelint.rules import all_rules, pylint_message
 
@@ -271,7 +292,7 @@ def main() -> None:
         opened = _open(ours, uri, source)
         saves = [ours.save_latency(uri, source, version) for version in range(2, args.runs + 2)]
         count = sum(1 for d in ours.diagnostics if str(d.get("code")) == "KL104")
-        changes = [ours.change_latency(uri, source, version) for version in range(args.runs + 2, 2 * args.runs + 2)]
+        changes = [ours.change_latency(uri, edit(source, version, "end"), version) for version in range(args.runs + 2, 2 * args.runs + 2)]
         ours.stop()
         rows.append(("kernelint server, didOpen -> diagnostics (first check, cold)", opened, opened, "-", count))
         rows.append(("kernelint server, didSave -> diagnostics", statistics.median(saves), max(saves), "-", count))

@@ -2,9 +2,15 @@
 "one-file check from an editor" target, 150 ms).
 
 A warm process first: the project index is prepared and the file checked once, which reads the
-neighbouring modules it needs. Then the file is checked again ``--runs`` times, each time with a
-comment appended (a new text, so nothing of the file's own model is reused), and the wall time
-of each check is taken. Prints the median and the maximum per file.
+neighbouring modules it needs. Then the file is checked again ``--runs`` times, each time with an
+edit, and the wall time of each check is taken. Prints the median and the maximum per file.
+
+``--edit end`` (the default) appends a comment line: the file's host text changes, so every
+kernel is analysed again, as in a cold one-file check. ``--edit kernel`` puts a comment at the
+end of a line in the body of the file's middle ``@jit`` function, what typing in one kernel
+does, with per-kernel findings kept between checks as the language server keeps them
+(``kernelint/reuse.py``): only that kernel and the kernels it calls or is called by run the
+per-kernel rules again.
 
     python benchmarks/editor_recheck.py /work/corpus/mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py ...
     python benchmarks/editor_recheck.py FILE --by-rule     # where one re-check's time goes
@@ -22,12 +28,16 @@ import argparse
 import statistics
 import time
 
+from editor_latency import edit
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--by-rule", action="store_true", help="time parse, model and each rule (means)")
+    parser.add_argument("--edit", choices=("end", "kernel"), default="end",
+                        help="append a comment line (every kernel again), or edit one kernel's body")
     args = parser.parse_args(argv)
 
     from kernelint import engine
@@ -37,8 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     options = engine.Options(frozenset(r.code for r in all_rules() if r.default_enabled))
     if args.by_rule:
         for path in args.files:
-            _by_rule(path, options, args.runs)
+            _by_rule(path, options, args.runs, args.edit)
         return 0
+    engine.keep_kernel_findings(args.edit == "kernel")
     print("| file | lines | median | max |\n|---|---|---|---|")
     for path in args.files:
         with open(path, encoding="utf-8") as handle:
@@ -47,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         engine.check_source(path, source, options)  # the warm process
         times = []
         for run in range(args.runs):
-            edited = source + f"\n# edit {run}\n"
+            edited = edit(source, run, args.edit)
             start = time.perf_counter()
             engine.check_source(path, edited, options)
             times.append((time.perf_counter() - start) * 1000)
@@ -55,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _by_rule(path: str, options, runs: int) -> None:
+def _by_rule(path: str, options, runs: int, where: str) -> None:
     import ast
     import gc
     from collections import Counter
@@ -68,11 +79,12 @@ def _by_rule(path: str, options, runs: int) -> None:
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
     index.prepare([path])
+    engine.keep_kernel_findings(where == "kernel")
     engine.check_source(path, source, options)  # the warm process
     spent: Counter = Counter()
     selected = engine._selected(options.codes)
     for run in range(runs):
-        edited = source + f"\n# edit {run}\n"
+        edited = edit(source, run, where)
         gc.disable()
         start = time.perf_counter()
         tree = ast.parse(edited, path)
@@ -83,13 +95,12 @@ def _by_rule(path: str, options, runs: int) -> None:
         ctx = FileContext(path, edited, tree, {t for r in selected for t in r.node_types}, imports,
                           options.target_sm, options.target_versions)
         spent["model"] += time.perf_counter() - start
+        start = time.perf_counter()
+        kept = engine._KEPT.for_check(path, edited, ctx.kernels, options) if engine._KEPT is not None else None
+        spent["kept findings"] += time.perf_counter() - start
         for rule_class in rules:
-            rule = rule_class()
             start = time.perf_counter()
-            for node in engine.nodes_checked(rule, ctx):
-                list(rule.check(node, ctx))
-            if rule.wants_finish:
-                list(rule.finish(ctx))
+            engine.rule_findings(path, rule_class, ctx, kept)
             spent[rule_class.code] += time.perf_counter() - start
         ctx.project_reads()
         gc.collect(0)

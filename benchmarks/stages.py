@@ -65,12 +65,8 @@ def main(argv: list[str] | None = None) -> int:
                     ctx = timed("model (one walk, scopes, kernels)", FileContext, path, source, tree, wanted, imports)
                     for rule_class in rules:
                         start = time.process_time()
-                        rule = rule_class()
                         try:
-                            for node in engine.nodes_checked(rule, ctx):
-                                list(rule.check(node, ctx))
-                            if rule.wants_finish:
-                                list(rule.finish(ctx))
+                            engine.rule_findings(path, rule_class, ctx)
                         except Exception:  # counted as time spent; the engine reports it as KL002
                             pass
                         spent = time.process_time() - start

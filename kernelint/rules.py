@@ -18,6 +18,7 @@ from kernelint.findings import SEVERITY_RANK, Confidence, Fix, Severity
 
 if TYPE_CHECKING:
     from kernelint.model import FileContext
+    from kernelint.model.kernels import Kernel
 
 DSLS = ("triton", "cute", "cutile", "any")
 
@@ -91,6 +92,11 @@ class Rule:
     calls: ClassVar[frozenset[str]] = frozenset()
     #: When true, ``finish`` is called once per file after the walk.
     wants_finish: ClassVar[bool] = False
+    #: A DSL: ``check_kernel`` is called once per kernel of it. The language server keeps those
+    #: findings while the kernel, the kernels it calls or is called by and the file outside
+    #: other kernels' bodies are unchanged (``kernelint/reuse.py``), so ``check_kernel`` must
+    #: read nothing else of the file.
+    per_kernel: ClassVar[str | None] = None
     #: DSLs the rule also applies to besides its home ``dsl`` (KL104 reads cuTile kernels too).
     also_dsls: ClassVar[tuple[str, ...]] = ()
 
@@ -108,6 +114,9 @@ class Rule:
         return ()
 
     def finish(self, ctx: "FileContext") -> Iterable[Report]:
+        return ()
+
+    def check_kernel(self, kernel: "Kernel", ctx: "FileContext") -> Iterable[Report]:
         return ()
 
 

@@ -19,7 +19,7 @@ class BlockPointerWithoutBoundaryCheck(Rule):
     evidence_class = "numerics"
     summary = ("A block pointer is loaded or stored without `boundary_check` on a dimension whose "
                "run-time extent the last block passes: it reads or writes past the tensor.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a `tl.load` or `tl.store` of a `tl.make_block_ptr` block whose `boundary_check` leaves out
@@ -55,16 +55,15 @@ x = tl.load(p_x, boundary_check=(0, 1), padding_option="zero")
   `boundary_check` where the extent is a runtime size).
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            for found in block_past_the_end(ctx, kernel):
-                verb = "reads" if found.access.kind == "block_load" else "writes"
-                yield Report(
-                    found.access.node,
-                    f"`{short(found.access.node)}` has no boundary_check on dimension {found.dim}: the last "
-                    f"block of {found.block} {verb} up to {found.excess:,} indices past its extent "
-                    f"{found.extent} there when {found.extent} is not a multiple of {found.block}; add "
-                    f"{found.dim} to boundary_check",
-                    cause=f"{kernel.name}:{found.access.pointer}:{found.dim}",
-                    facts=(Because(f"launched at {found.where}", None),),
-                )
+    def check_kernel(self, kernel, ctx):
+        for found in block_past_the_end(ctx, kernel):
+            verb = "reads" if found.access.kind == "block_load" else "writes"
+            yield Report(
+                found.access.node,
+                f"`{short(found.access.node)}` has no boundary_check on dimension {found.dim}: the last "
+                f"block of {found.block} {verb} up to {found.excess:,} indices past its extent "
+                f"{found.extent} there when {found.extent} is not a multiple of {found.block}; add "
+                f"{found.dim} to boundary_check",
+                cause=f"{kernel.name}:{found.access.pointer}:{found.dim}",
+                facts=(Because(f"launched at {found.where}", None),),
+            )

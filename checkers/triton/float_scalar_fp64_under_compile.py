@@ -21,7 +21,7 @@ class FloatScalarFp64UnderCompile(Rule):
     evidence_class = "perf"
     summary = ("A Python float kernel argument used in arithmetic as it arrives: fp32 in eager Triton, "
                "fp64 when the launch runs under `torch.compile`, which then computes in fp64.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags the first arithmetic use (`x * scale`, `var + eps`) of a non-`constexpr` Triton kernel
@@ -89,32 +89,31 @@ def swiglu_kernel(a_ptr, b_ptr, c_ptr, gate_multiplier, n_cols, BLOCK: tl.conste
 - Issue 23, item 10.
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            constexprs = kernel.constexpr_names(ctx.qualname)
-            candidates = [p for p in kernel.params if p.arg not in constexprs]
-            if not candidates:
+    def check_kernel(self, kernel, ctx):
+        constexprs = kernel.constexpr_names(ctx.qualname)
+        candidates = [p for p in kernel.params if p.arg not in constexprs]
+        if not candidates:
+            return
+        sites = None
+        for param in candidates:
+            use = first_arithmetic_use(ctx, kernel, param)
+            if use is None:
                 continue
-            sites = None
-            for param in candidates:
-                use = first_arithmetic_use(ctx, kernel, param)
-                if use is None:
-                    continue
-                if sites is None:
-                    sites = launch_sites(ctx, kernel)
-                shown = self._passed_float(sites, param.arg)
-                if shown is None:
-                    continue
-                site_ctx, evidence = shown
-                yield Report(
-                    use,
-                    f"`{param.arg}` is a Python float argument (`{short(evidence)}`): eager Triton passes it as fp32, "
-                    f"but a launch under `torch.compile` passes it as fp64 and `{short(use)}` then computes in "
-                    f"fp64, at a fraction of the fp32 rate; cast it once in the kernel "
-                    f"(`{param.arg} = {param.arg}.to(tl.float32)`)",
-                    facts=(Because(f"a launch passes `{short(evidence)}` for `{param.arg}` "
-                                   f"({site_ctx.path}:{evidence.lineno})"),),
-                )
+            if sites is None:
+                sites = launch_sites(ctx, kernel)
+            shown = self._passed_float(sites, param.arg)
+            if shown is None:
+                continue
+            site_ctx, evidence = shown
+            yield Report(
+                use,
+                f"`{param.arg}` is a Python float argument (`{short(evidence)}`): eager Triton passes it as fp32, "
+                f"but a launch under `torch.compile` passes it as fp64 and `{short(use)}` then computes in "
+                f"fp64, at a fraction of the fp32 rate; cast it once in the kernel "
+                f"(`{param.arg} = {param.arg}.to(tl.float32)`)",
+                facts=(Because(f"a launch passes `{short(evidence)}` for `{param.arg}` "
+                               f"({site_ctx.path}:{evidence.lineno})"),),
+            )
 
     @staticmethod
     def _passed_float(sites, name: str):

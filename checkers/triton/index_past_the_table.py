@@ -23,7 +23,7 @@ class IndexPastTheTable(Rule):
     summary = ("A program reads or writes one element of a table past its end: the grid has as many "
                "programs as the table has entries, and the last program indexes `pid + 1` "
                "(`tl.load(cu_seqlens + pid + 1)`) with no mask.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a scalar `tl.load`, `tl.store` or atomic indexed by the program id (`offsets + pid + 1`,
@@ -60,22 +60,21 @@ end = tl.load(offsets_ptr + pid + 1, mask=pid + 1 < n, other=total)
 - issue 20 (out-of-bounds forms missed: an index table shorter than the grid, `p_cumsum[pid + 1]`).
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            for found in overruns(ctx, kernel):
-                access = found.access
-                if not found.cause.startswith(PID) or access.kind not in ("load", "store", "atomic") \
-                        or any(n.startswith("lane:") for n in access.offset.symbols()):
-                    continue
-                verb = "reads" if access.kind == "load" else "writes"
-                extent = shapes.render(found.extent)
-                axis = found.cause[len(PID):]
-                yield Report(
-                    access.node,
-                    f"`{short(access.node)}` {verb} up to {found.excess:,} element(s) past the end of "
-                    f"`{found.argument}` ({extent} elements) in the last program of grid axis {axis}: the grid "
-                    f"launches one program more than the table has entries for; pass a table with one more "
-                    f"entry or mask the last program",
-                    cause=f"{kernel.name}:{access.pointer}",
-                    facts=(Because(f"launched at {found.where}", None),),
-                )
+    def check_kernel(self, kernel, ctx):
+        for found in overruns(ctx, kernel):
+            access = found.access
+            if not found.cause.startswith(PID) or access.kind not in ("load", "store", "atomic") \
+                    or any(n.startswith("lane:") for n in access.offset.symbols()):
+                continue
+            verb = "reads" if access.kind == "load" else "writes"
+            extent = shapes.render(found.extent)
+            axis = found.cause[len(PID):]
+            yield Report(
+                access.node,
+                f"`{short(access.node)}` {verb} up to {found.excess:,} element(s) past the end of "
+                f"`{found.argument}` ({extent} elements) in the last program of grid axis {axis}: the grid "
+                f"launches one program more than the table has entries for; pass a table with one more "
+                f"entry or mask the last program",
+                cause=f"{kernel.name}:{access.pointer}",
+                facts=(Because(f"launched at {found.where}", None),),
+            )

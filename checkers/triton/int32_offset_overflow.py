@@ -23,7 +23,7 @@ class Int32OffsetOverflow(Rule):
     evidence_class = "crash"
     summary = ("A row index (program id or loaded index) times a run-time stride is computed in int32 "
                "and wraps past 2^31 elements.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags, in a Triton kernel, a product of a row index and a run-time size that builds an address
@@ -100,26 +100,25 @@ x = tl.load(x_ptr + row * stride_row + cols, mask=mask)
   triton-lang/triton issues #832 and #6748; databricks/megablocks #185; sgl-project/sglang #20389.
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            by_origin: dict[int, list[overflow.Overflow]] = {}
-            for found in overflow.int32_overflows(ctx, kernel):
-                by_origin.setdefault(id(found.product.origin), []).append(found)
-            for overflows in by_origin.values():
-                # the address into the largest tensor names the inputs that break it first
-                first = min(overflows, key=lambda f: (-f.factors, f.product.product.lineno,
-                                                      f.product.product.col_offset))
-                product = first.product
-                source = ("the program id" if ctx.call_name(product.origin) == triton.PROGRAM_ID
-                          else "a loaded index")
-                reach = (f"its largest value is {first.reach}" if first.reach is not None
-                         else "the loaded index spans the tensor")
-                more = f" (and {len(overflows) - 1} more address(es) from the same index)" if len(overflows) > 1 else ""
-                yield Report(
-                    product.product,
-                    f"`{short(product.product)}` multiplies {source} by `{product.size.id}` in int32 to address "
-                    f"`{first.argument}` of shape {first.shape}{more}: the offset wraps once {first.condition} > 2^31; "
-                    f"convert the index with `.to(tl.int64)` where it is defined",
-                    cause=f"{kernel.name}:{ast.unparse(product.origin)}",
-                    facts=(Because(f"launched at {first.where}", None), Because(reach, None)),
-                )
+    def check_kernel(self, kernel, ctx):
+        by_origin: dict[int, list[overflow.Overflow]] = {}
+        for found in overflow.int32_overflows(ctx, kernel):
+            by_origin.setdefault(id(found.product.origin), []).append(found)
+        for overflows in by_origin.values():
+            # the address into the largest tensor names the inputs that break it first
+            first = min(overflows, key=lambda f: (-f.factors, f.product.product.lineno,
+                                                  f.product.product.col_offset))
+            product = first.product
+            source = ("the program id" if ctx.call_name(product.origin) == triton.PROGRAM_ID
+                      else "a loaded index")
+            reach = (f"its largest value is {first.reach}" if first.reach is not None
+                     else "the loaded index spans the tensor")
+            more = f" (and {len(overflows) - 1} more address(es) from the same index)" if len(overflows) > 1 else ""
+            yield Report(
+                product.product,
+                f"`{short(product.product)}` multiplies {source} by `{product.size.id}` in int32 to address "
+                f"`{first.argument}` of shape {first.shape}{more}: the offset wraps once {first.condition} > 2^31; "
+                f"convert the index with `.to(tl.int64)` where it is defined",
+                cause=f"{kernel.name}:{ast.unparse(product.origin)}",
+                facts=(Because(f"launched at {first.where}", None), Because(reach, None)),
+            )

@@ -23,7 +23,7 @@ class LoopPastTheSize(Rule):
     summary = ("A loop runs one iteration more than the blocks the size holds "
                "(`range(tl.cdiv(K, BK) + 1)`, `range(N // BLOCK + 1)`) and its last iteration reads or "
                "writes past the end of the tensor with no mask or boundary check.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a `tl.load`, `tl.store` or atomic inside a `for` loop, on a raw pointer or a block pointer
@@ -65,21 +65,20 @@ for k in range(0, tl.cdiv(K, BLOCK_K)):
   `tl.advance`).
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            for found in overruns(ctx, kernel):
-                if not found.cause.startswith(ITERATION) or found.loop is None:
-                    continue
-                access = found.access
-                verb = "reads" if "load" in access.kind else "writes"
-                where = (f"the end of dimension {found.dim} ({shapes.render(found.extent)} long)" if found.rank > 1
-                         else f"the end ({shapes.render(found.extent)} elements)")
-                yield Report(
-                    access.node,
-                    f"`{short(found.loop.iter, 48)}` runs one iteration past the "
-                    f"size: on its last iteration `{short(access.node)}` {verb} up to {found.excess:,} elements past "
-                    f"{where} of `{found.argument}`, even when the sizes are multiples of the block; "
-                    f"loop over the blocks the size holds or mask the access",
-                    cause=f"{kernel.name}:{access.pointer}:{found.loop.lineno}",
-                    facts=(Because(f"launched at {found.where}", None),),
-                )
+    def check_kernel(self, kernel, ctx):
+        for found in overruns(ctx, kernel):
+            if not found.cause.startswith(ITERATION) or found.loop is None:
+                continue
+            access = found.access
+            verb = "reads" if "load" in access.kind else "writes"
+            where = (f"the end of dimension {found.dim} ({shapes.render(found.extent)} long)" if found.rank > 1
+                     else f"the end ({shapes.render(found.extent)} elements)")
+            yield Report(
+                access.node,
+                f"`{short(found.loop.iter, 48)}` runs one iteration past the "
+                f"size: on its last iteration `{short(access.node)}` {verb} up to {found.excess:,} elements past "
+                f"{where} of `{found.argument}`, even when the sizes are multiples of the block; "
+                f"loop over the blocks the size holds or mask the access",
+                cause=f"{kernel.name}:{access.pointer}:{found.loop.lineno}",
+                facts=(Because(f"launched at {found.where}", None),),
+            )

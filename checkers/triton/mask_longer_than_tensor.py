@@ -23,7 +23,7 @@ class MaskLongerThanTensor(Rule):
     summary = ("A mask bounds an index by a length longer than the dimension it indexes "
                "(`mask=cols < N` on a tensor of `N - 1` columns): the lanes past the tensor's own "
                "size read or write beyond it.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a masked `tl.load`, `tl.store` or atomic whose mask compares an index with a length that,
@@ -77,25 +77,24 @@ tl.store(out_ptr + row * stride_om + cols, b - a, mask=cols < N - 1)
   storage. The sanitizer learned to check such views in Deep-Learning-Profiling-Tools/triton-viz#368.
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            found_all = masked_past_extent(ctx, kernel)
-            if not found_all:
-                continue
-            symbols = kernel_index(ctx, kernel).symbols
-            for found in found_all:
-                access, long = found.access, found.long
-                verb = "read" if access.kind == "load" else "write"
-                name = long.name(long.axis)
-                extent, length = shapes.render(long.extent), shapes.render(long.length)
-                yield Report(
-                    access.node,
-                    f"the mask of `{short(access.node)}` bounds the {name} index `{symbols.render(long.index)}` "
-                    f"by {length}, but `{found.argument}` has {extent} {name}s there: the lanes past it {verb} up to "
-                    f"{_excess(long)} {name}(s) beyond the tensor{_when(long)}; bound the mask by {extent}",
-                    cause=f"{kernel.name}:{access.pointer}:{long.axis}",
-                    facts=(Because(f"launched at {found.where}", None),),
-                )
+    def check_kernel(self, kernel, ctx):
+        found_all = masked_past_extent(ctx, kernel)
+        if not found_all:
+            return
+        symbols = kernel_index(ctx, kernel).symbols
+        for found in found_all:
+            access, long = found.access, found.long
+            verb = "read" if access.kind == "load" else "write"
+            name = long.name(long.axis)
+            extent, length = shapes.render(long.extent), shapes.render(long.length)
+            yield Report(
+                access.node,
+                f"the mask of `{short(access.node)}` bounds the {name} index `{symbols.render(long.index)}` "
+                f"by {length}, but `{found.argument}` has {extent} {name}s there: the lanes past it {verb} up to "
+                f"{_excess(long)} {name}(s) beyond the tensor{_when(long)}; bound the mask by {extent}",
+                cause=f"{kernel.name}:{access.pointer}:{long.axis}",
+                facts=(Because(f"launched at {found.where}", None),),
+            )
 
 
 def _excess(long) -> str:

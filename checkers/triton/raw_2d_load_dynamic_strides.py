@@ -2,13 +2,11 @@
 were loaded; use a tensor descriptor."""
 from __future__ import annotations
 
-import ast
 
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
 from kernelint.model.core import dataflow
 from kernelint.model.core.calls import argument
-from kernelint.model.dsl import triton
 from kernelint.rules import Report, Rule
 
 
@@ -26,8 +24,7 @@ class RawTileLoadDynamicStrides(Rule):
     confidence = Confidence.MEDIUM
     evidence_class = "perf"
     summary = "2D tile loaded through raw pointers whose strides or base were loaded; use a tensor descriptor."
-    node_types = (ast.Call,)
-    calls = frozenset({triton.LOAD})
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a `tl.load` of a 2D tile whose pointer is built from broadcast offsets
@@ -75,9 +72,14 @@ kernel arguments the raw/TMA time ratio was 0.83-1.04 over 9 configurations, whi
 that case is not reported.
 """
 
-    def check(self, node, ctx):
-        if not dataflow.is_load(ctx, node) or ctx.kernel_of(node, "triton") is None or _before_hopper(ctx):
+    def check_kernel(self, kernel, ctx):
+        if _before_hopper(ctx):
             return
+        for call in ctx.calls_in(kernel.node):
+            if dataflow.is_load(ctx, call):
+                yield from self._raw_tile_load(call, ctx)
+
+    def _raw_tile_load(self, node, ctx):
         pointer = argument(node, "pointer", 0)
         tile = dataflow.tile_pointer(ctx, pointer) if pointer is not None else None
         if tile is None:

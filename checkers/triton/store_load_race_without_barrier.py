@@ -21,7 +21,7 @@ class StoreLoadRaceWithoutBarrier(Rule):
     evidence_class = "numerics"
     summary = ("A `tl.load` reads global elements that other threads of the same program stored just "
                "before, with no `tl.debug_barrier()` between: it can read them before they are written.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a `tl.load` that reads back, at other tile positions, global memory the same program
@@ -90,16 +90,15 @@ or transpose in registers (`tl.trans(tile)`), which needs no round trip through 
 - Issue 23, item 5.
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            for readback in cross_position_readbacks(ctx, kernel):
-                store, load = readback.store, readback.load
-                yield Report(
-                    load.node,
-                    f"this load reads `{store.pointer}` at elements other threads of the program stored at line "
-                    f"{store.node.lineno} (tile position {_position(readback.reader)} reads what position "
-                    f"{_position(readback.writer)} stored), with no `tl.debug_barrier()` between: it can run before "
-                    f"those stores land and read stale data; put `tl.debug_barrier()` after the store",
-                    facts=(Because(f"`{store.pointer}` stored here", store.node),
-                           Because("tile sizes set to a sample value of 4 to compare the positions")),
-                )
+    def check_kernel(self, kernel, ctx):
+        for readback in cross_position_readbacks(ctx, kernel):
+            store, load = readback.store, readback.load
+            yield Report(
+                load.node,
+                f"this load reads `{store.pointer}` at elements other threads of the program stored at line "
+                f"{store.node.lineno} (tile position {_position(readback.reader)} reads what position "
+                f"{_position(readback.writer)} stored), with no `tl.debug_barrier()` between: it can run before "
+                f"those stores land and read stale data; put `tl.debug_barrier()` after the store",
+                facts=(Because(f"`{store.pointer}` stored here", store.node),
+                       Because("tile sizes set to a sample value of 4 to compare the positions")),
+            )

@@ -23,7 +23,7 @@ class TileAxisUnmasked(Rule):
     summary = ("A 2D tile is masked on one axis only: under a `cdiv(N, BLOCK_N)` grid the other axis's "
                "last block passes the tensor's last column (or row) and reads or writes the next row's "
                "elements or past the end.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a masked `tl.load`, `tl.store` or atomic on a 2D tile (`offs_m[:, None] * stride_m +
@@ -68,27 +68,26 @@ tl.store(out_ptr + offs_m[:, None] * stride_om + offs_n[None, :], y, mask=mask)
 - issue 20 (out-of-bounds forms missed: a mask on one axis of a 2D tile only).
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            found_all = partially_masked(ctx, kernel)
-            if not found_all:
-                continue
-            symbols = carried_index(ctx, kernel).symbols
-            for found in found_all:
-                access, past = found.access, found.past
-                verb = "reads" if access.kind == "load" else "writes"
-                covered = " and ".join(past.name(a) for a in past.covered)
-                name = past.name(past.axis)
-                extent = shapes.render(past.extent)
-                when = (f"when {extent} is not a multiple of {found.block}" if found.block is not None
-                        else "for the last block")
-                yield Report(
-                    access.node,
-                    f"the mask of `{short(access.node)}` bounds the {covered} index but not the {name} "
-                    f"index `{symbols.render(past.index)}`: the last block {verb} up to {past.excess:,} "
-                    f"{name}s past the {extent} {name}s of `{found.argument}` {when}; "
-                    f"add a bound on that index to the mask",
-                    cause=f"{kernel.name}:{access.pointer}:{past.axis}",
-                    facts=(Because(f"launched at {found.where}", None),),
-                )
+    def check_kernel(self, kernel, ctx):
+        found_all = partially_masked(ctx, kernel)
+        if not found_all:
+            return
+        symbols = carried_index(ctx, kernel).symbols
+        for found in found_all:
+            access, past = found.access, found.past
+            verb = "reads" if access.kind == "load" else "writes"
+            covered = " and ".join(past.name(a) for a in past.covered)
+            name = past.name(past.axis)
+            extent = shapes.render(past.extent)
+            when = (f"when {extent} is not a multiple of {found.block}" if found.block is not None
+                    else "for the last block")
+            yield Report(
+                access.node,
+                f"the mask of `{short(access.node)}` bounds the {covered} index but not the {name} "
+                f"index `{symbols.render(past.index)}`: the last block {verb} up to {past.excess:,} "
+                f"{name}s past the {extent} {name}s of `{found.argument}` {when}; "
+                f"add a bound on that index to the mask",
+                cause=f"{kernel.name}:{access.pointer}:{past.axis}",
+                facts=(Because(f"launched at {found.where}", None),),
+            )
 

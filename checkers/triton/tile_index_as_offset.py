@@ -31,7 +31,7 @@ class TileIndexAsOffset(Rule):
     severity = Severity.ERROR
     evidence_class = "numerics"
     summary = "A tile number (program id, tile-loop counter) is used as an element offset."
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags, in a Triton kernel, a tile number used as an element offset:
@@ -75,17 +75,11 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
   way round.
 """
 
-    def finish(self, ctx):
-        calls_of: dict[int, list[ast.Call]] = {}
-        for call in ctx.nodes(ast.Call):  # one pass, not one per kernel: files hold hundreds
-            kernel = ctx.kernel_of(call, "triton")
-            if kernel is not None:
-                calls_of.setdefault(id(kernel), []).append(call)
-        helpers = {k.name: k for k in ctx.kernels if k.dsl == "triton"}
-        for kernel in ctx.kernels_of("triton"):
-            yield from self._pointer_offsets(ctx, kernel)
-            yield from self._block_offsets(ctx, calls_of.get(id(kernel), []))
-            yield from self._through_helpers(ctx, calls_of.get(id(kernel), []), helpers)
+    def check_kernel(self, kernel, ctx):
+        calls = ctx.calls_in(kernel.node)
+        yield from self._pointer_offsets(ctx, kernel)
+        yield from self._block_offsets(ctx, calls)
+        yield from self._through_helpers(ctx, calls, {k.name: k for k in ctx.kernels_of("triton")})
 
     def _through_helpers(self, ctx, calls, helpers):
         """A tile index passed to a ``@triton.jit`` helper of the file (``helpers``: by name) that

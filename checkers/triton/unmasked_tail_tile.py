@@ -20,7 +20,7 @@ class UnmaskedTailTile(Rule):
     evidence_class = "numerics"
     summary = ("A tile is loaded or stored with no mask under a `cdiv(n, BLOCK)` grid: when n is not a "
                "multiple of BLOCK the last program reads or writes past the end of the tensor.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a `tl.load`, `tl.store` or atomic on a tile of `tl.arange` offsets that has no mask, when
@@ -66,11 +66,10 @@ tl.store(out_ptr + offs, x * scale, mask=mask)
   and then not passed to the store, Dao-AILab/flash-attention PR #2822).
 """
 
-    def finish(self, ctx):
-        for kernel in ctx.kernels_of("triton"):
-            for found in past_the_end(ctx, kernel):
-                yield Report(found.access.node, _message(found), cause=f"{kernel.name}:{found.access.pointer}",
-                             facts=(Because(f"launched at {found.where}", None),))
+    def check_kernel(self, kernel, ctx):
+        for found in past_the_end(ctx, kernel):
+            yield Report(found.access.node, _message(found), cause=f"{kernel.name}:{found.access.pointer}",
+                         facts=(Because(f"launched at {found.where}", None),))
 
 
 def _message(found) -> str:

@@ -16,7 +16,9 @@ changed buffer only when no later message is waiting, so a burst of keystrokes c
 Requests about a buffer (code actions, hover) check it first if it changed. The garbage a check
 leaves (its tree and file model, cycles the collector must trace) is collected after the
 diagnostics are sent, while no message waits, not before: on mamba's ``ssd_chunk_scan.py`` that
-collection is about a tenth of a check.
+collection is about a tenth of a check. While it serves, the engine keeps the per-kernel rules'
+findings (``kernelint/reuse.py``): a keystroke in one kernel runs them on that kernel and the
+kernels it calls or is called by, not on the file's other kernels; a save drops them.
 """
 from __future__ import annotations
 
@@ -74,7 +76,10 @@ class Server:
     def serve(self) -> int:
         """Answer messages until ``exit`` (0 after ``shutdown``, else 1) or the end of input; the
         collector is running again when it returns."""
+        from kernelint import engine
+
         threading.Thread(target=self._read_loop, name="kernelint-lsp-reader", daemon=True).start()
+        engine.keep_kernel_findings(True)
         try:
             while True:
                 message = self._inbox.get()
@@ -88,6 +93,7 @@ class Server:
                 if self._inbox.empty():
                     self._collect_when_idle()
         finally:
+            engine.keep_kernel_findings(False)
             self._collect_when_idle()
 
     def _dispatch(self, message) -> int | None:
@@ -275,11 +281,13 @@ class Server:
     def _forget_settings() -> None:
         """A configuration or another module may have changed on disk: read the settings again
         at the next check, and have the project index look at the files again."""
+        from kernelint import engine
         from kernelint.frontend import _settings_near
         from kernelint.model.project import index as project_index
 
         _settings_near.cache_clear()
         project_index.look_again()
+        engine.forget_kernel_findings()
 
     # --- code actions -------------------------------------------------------------------------
 
