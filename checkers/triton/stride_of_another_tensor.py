@@ -23,6 +23,7 @@ class StrideOfAnotherTensor(Rule):
                "while `p`'s stride along that dimension differs (`p = q.t()`, an output of another "
                "width, a stepped slice): the kernel reads or writes the wrong elements of `p`.")
     wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a launch argument `q.stride(i)` (also `sm, sn = q.stride()`, `q.stride()[i]`, `*q.stride()`)
@@ -79,21 +80,28 @@ whose launch argument reads another tensor's stride, 37 had both tensors' stride
 the other 332 involve a tensor whose strides the host facts do not give (wrapper parameters).
 """
 
+    def check_kernel(self, kernel, ctx):
+        for launch in ctx.launches_here(kernel):
+            yield from self._launch(ctx, launch)
+
     def finish(self, ctx):
         for launch in ctx.launches_of("triton", imported=True):
-            kernel = launch.kernel
-            if kernel is None:
-                continue
-            site = Site(launch.node, ctx, launch=launch)
-            for found in foreign_strides(launch.kernel_ctx or ctx, kernel, site):
-                passed, actual = shapes.render(found.passed), shapes.render(found.actual)
-                yield Report(
-                    found.argument,
-                    f"`{kernel.name}` addresses `{found.access.pointer}` (`{found.target}` here) with "
-                    f"`{found.parameter}`, but this launch passes `{found.source}`'s dimension-{found.axis} "
-                    f"stride {passed} while `{found.target}`'s is {actual}: the kernel reads or writes the "
-                    f"wrong elements of `{found.target}`; pass `{found.target}.stride({found.axis})`",
-                    cause=f"{kernel.name}:{found.access.pointer}:{launch.node.lineno}",
-                    facts=(Because(f"`{found.source}.stride({found.axis})` = {passed}", None),
-                           Because(f"`{found.target}.stride({found.axis})` = {actual}", None)),
-                )
+            if launch.kernel_ctx is not None:  # a kernel another module defines
+                yield from self._launch(ctx, launch)
+
+    @staticmethod
+    def _launch(ctx, launch):
+        kernel = launch.kernel
+        site = Site(launch.node, ctx, launch=launch)
+        for found in foreign_strides(launch.kernel_ctx or ctx, kernel, site):
+            passed, actual = shapes.render(found.passed), shapes.render(found.actual)
+            yield Report(
+                found.argument,
+                f"`{kernel.name}` addresses `{found.access.pointer}` (`{found.target}` here) with "
+                f"`{found.parameter}`, but this launch passes `{found.source}`'s dimension-{found.axis} "
+                f"stride {passed} while `{found.target}`'s is {actual}: the kernel reads or writes the "
+                f"wrong elements of `{found.target}`; pass `{found.target}.stride({found.axis})`",
+                cause=f"{kernel.name}:{found.access.pointer}:{launch.node.lineno}",
+                facts=(Because(f"`{found.source}.stride({found.axis})` = {passed}", None),
+                       Because(f"`{found.target}.stride({found.axis})` = {actual}", None)),
+            )

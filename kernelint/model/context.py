@@ -581,6 +581,17 @@ class FileContext:
             ]
         return local + self._imported_launches(dsl) if imported else list(local)
 
+    def launches_here(self, kernel: Kernel) -> list[Launch]:
+        """The launches in this file of ``kernel``, a kernel of this file, in its DSL's own launch
+        form (``launches_of``), in source order; grouped by kernel once per file."""
+        by_kernel = self.__dict__.get("_launches_by_kernel")
+        if by_kernel is None:
+            by_kernel = self.__dict__["_launches_by_kernel"] = {}
+            for dsl in {k.dsl for k in self.kernels}:
+                for launch in self.launches_of(dsl):
+                    by_kernel.setdefault(id(launch.kernel.node), []).append(launch)
+        return list(by_kernel.get(id(kernel.node), ()))
+
     def _imported_launches(self, dsl: str) -> list[Launch]:
         cache = self.__dict__.setdefault("_imported_launch_cache", {})
         if dsl in cache:
