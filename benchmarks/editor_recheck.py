@@ -10,7 +10,8 @@ kernel is analysed again, as in a cold one-file check. ``--edit kernel`` puts a 
 end of a line in the body of the file's middle ``@jit`` function, what typing in one kernel
 does, with per-kernel findings kept between checks as the language server keeps them
 (``kernelint/reuse.py``): only that kernel and the kernels it calls or is called by run the
-per-kernel rules again.
+per-kernel rules again. ``--edit line`` adds a line there in every other edit and takes it away
+in the next: every position after it moves, so the kernels with findings run again too.
 
     python benchmarks/editor_recheck.py /work/corpus/mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py ...
     python benchmarks/editor_recheck.py FILE --by-rule     # where one re-check's time goes
@@ -36,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--by-rule", action="store_true", help="time parse, model and each rule (means)")
-    parser.add_argument("--edit", choices=("end", "kernel"), default="end",
-                        help="append a comment line (every kernel again), or edit one kernel's body")
+    parser.add_argument("--edit", choices=("end", "kernel", "line"), default="end",
+                        help="append a comment line (every kernel again), edit one kernel's body, or add and "
+                             "remove a line there")
     args = parser.parse_args(argv)
 
     from kernelint import engine
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in args.files:
             _by_rule(path, options, args.runs, args.edit)
         return 0
-    engine.keep_kernel_findings(args.edit == "kernel")
+    engine.keep_kernel_findings(args.edit != "end")
     print("| file | lines | median | max |\n|---|---|---|---|")
     for path in args.files:
         with open(path, encoding="utf-8") as handle:
@@ -79,7 +81,7 @@ def _by_rule(path: str, options, runs: int, where: str) -> None:
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
     index.prepare([path])
-    engine.keep_kernel_findings(where == "kernel")
+    engine.keep_kernel_findings(where != "end")
     engine.check_source(path, source, options)  # the warm process
     spent: Counter = Counter()
     selected = engine._selected(options.codes)

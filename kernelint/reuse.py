@@ -9,7 +9,10 @@ A kernel's findings are reused only when nothing they could have read has change
 - all of the file outside the other kernels' bodies (host code, launches, grids, constants,
   imports, decorators and signatures), character for character;
 - the number of lines of each of those other bodies, so every line and column a reused finding
-  carries is still right; a new line anywhere runs every kernel again;
+  carries is still right. A kernel that had no findings keeps none when only those numbers
+  changed (a line added in another kernel): with nothing to place, no position can be stale,
+  and a shift of whole lines keeps every node's order. A new line in host code runs every
+  kernel again;
 - the options the file is checked with;
 - the other modules' facts, which the process reads from disk and keeps until
   ``index.look_again`` (a save, a watched file): ``forget`` is called with it.
@@ -69,14 +72,17 @@ class FileCheck:
         self._keys = keys
 
     def get(self, code: str, kernel: "Kernel") -> Entry | None:
-        key = (code, self._keys.of(kernel))
-        found = self._previous.get(key)
+        found = self._previous.get((code, self._keys.of(kernel)))
+        if found is None:
+            found = self._previous.get((code, self._keys.of(kernel, lines=False)))
         if found is not None:
-            self._current[key] = found
+            self.put(code, kernel, found)
         return found
 
     def put(self, code: str, kernel: "Kernel", entry: Entry) -> None:
         self._current[code, self._keys.of(kernel)] = entry
+        if not entry.findings:
+            self._current[code, self._keys.of(kernel, lines=False)] = entry
 
 
 class KernelKeys:
@@ -102,17 +108,21 @@ class KernelKeys:
             done = end
         self._segments.append("".join(lines[done:]))
         self._component: dict[int, frozenset[int]] | None = None
-        self._keys: dict[int, Hashable] = {}
+        self._keys: dict[tuple[int, bool], Hashable] = {}
+        self._ordinal = {id(k.node): i for i, k in enumerate(kernels)}
 
-    def of(self, kernel: "Kernel") -> Hashable:
-        key = self._keys.get(id(kernel.node))
+    def of(self, kernel: "Kernel", lines: bool = True) -> Hashable:
+        """The key of ``kernel``'s findings; without ``lines``, the other kernels' bodies count
+        for nothing, not even their number of lines (the key of a kernel without findings)."""
+        key = self._keys.get((id(kernel.node), lines))
         if key is None:
             kept = self._components().get(id(kernel.node), frozenset())
             # the kernel's place too: the kernels of one component share everything else
-            key = self._keys[id(kernel.node)] = (self._options, kernel.node.lineno, kernel.node.col_offset, tuple(
+            place = (kernel.node.lineno, kernel.node.col_offset) if lines else self._ordinal[id(kernel.node)]
+            key = self._keys[id(kernel.node), lines] = (self._options, lines, place, tuple(
                 segment if isinstance(segment, str)
                 else self._bodies[segment][1] if id(self._bodies[segment][0].node) in kept
-                else self._bodies[segment][1].count("\n")
+                else self._bodies[segment][1].count("\n") if lines else None
                 for segment in self._segments))
         return key
 

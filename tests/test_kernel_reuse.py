@@ -173,6 +173,21 @@ def test_an_edit_in_one_kernel_runs_only_its_component(ops, kept, monkeypatch):
     assert sum(calls.values()) == 4 * rules
 
 
+def test_a_line_added_reruns_only_the_kernels_with_findings(ops, kept, monkeypatch):
+    """A line added in one kernel moves every position after it: the kernels it reaches run
+    again, and so does every kernel that had findings (their positions moved); a kernel without
+    findings keeps none."""
+    calls = _count_kernel_checks(monkeypatch)
+    engine.check_source(str(ops), SOURCE, _options())
+    calls.clear()
+    edited = SOURCE.replace("    return tile + tl.arange", "    tile = tile\n    return tile + tl.arange")
+    assert engine.check_source(str(ops), edited, _options()) == _fresh(ops, edited, calls=calls)
+    rules = len(_per_kernel_codes())
+    assert sum(n for (_, name), n in calls.items() if name in ("_block_start", "offset_kernel")) == 2 * rules
+    assert {(code, name) for code, name in calls if name not in ("_block_start", "offset_kernel")} \
+        == {("KL103", "row_sum_kernel"), ("KL136", "scale_kernel"), ("KL146", "scale_kernel")}
+
+
 def test_other_options_other_findings(ops, kept, monkeypatch):
     calls = _count_kernel_checks(monkeypatch)
     engine.check_source(str(ops), SOURCE, _options())
