@@ -89,13 +89,21 @@ class KernelKeys:
     """What a kernel's findings may depend on in the file's text (the module docstring)."""
 
     def __init__(self, source: str, kernels: list["Kernel"], options: Hashable) -> None:
+        self._source = source
         self._options = options
         self._kernels = kernels
-        lines = self._lines = _LINE.findall(source)
+        self._lines: list[str] = []
         self._segments: list[str | int] = []  # text, or the position of a kernel's body in _bodies
         self._bodies: list[tuple["Kernel", str]] = []
+        self._component: dict[int, frozenset[int]] | None = None
+        self._keys: dict[tuple[int, bool], Hashable] = {}
+        self._ordinal = {id(k.node): i for i, k in enumerate(kernels)}
+
+    def _cut(self) -> None:
+        """The file's text cut into host text and kernel bodies (once, on the first key)."""
+        lines = self._lines = _LINE.findall(self._source)
         done = 0
-        for kernel, (start, end) in sorted(((k, r) for k in kernels for r in [_body_lines(k)] if r),
+        for kernel, (start, end) in sorted(((k, r) for k in self._kernels for r in [_body_lines(k)] if r),
                                            key=lambda item: item[1]):
             if start < done:
                 continue  # nested in a body already cut out: stays in that body's text
@@ -107,15 +115,14 @@ class KernelKeys:
             self._bodies.append((kernel, body))
             done = end
         self._segments.append("".join(lines[done:]))
-        self._component: dict[int, frozenset[int]] | None = None
-        self._keys: dict[tuple[int, bool], Hashable] = {}
-        self._ordinal = {id(k.node): i for i, k in enumerate(kernels)}
 
     def of(self, kernel: "Kernel", lines: bool = True) -> Hashable:
         """The key of ``kernel``'s findings; without ``lines``, the other kernels' bodies count
         for nothing, not even their number of lines (the key of a kernel without findings)."""
         key = self._keys.get((id(kernel.node), lines))
         if key is None:
+            if not self._segments:
+                self._cut()
             kept = self._components().get(id(kernel.node), frozenset())
             # the kernel's place too: the kernels of one component share everything else
             place = (kernel.node.lineno, kernel.node.col_offset) if lines else self._ordinal[id(kernel.node)]
