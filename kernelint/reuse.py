@@ -136,14 +136,16 @@ class KernelKeys:
     def _components(self) -> dict[int, frozenset[int]]:
         """Kernel -> the kernels whose text names it or that its text names, transitively."""
         if self._component is None:
-            words = {id(k.node): set(_WORD.findall("".join(self._lines[k.node.lineno - 1:k.node.end_lineno])))
-                     for k in self._kernels}
+            named: dict[str, list[int]] = {}
+            for kernel in self._kernels:
+                named.setdefault(kernel.name, []).append(id(kernel.node))
             linked: dict[int, set[int]] = {id(k.node): {id(k.node)} for k in self._kernels}
             for kernel in self._kernels:
-                for other in self._kernels:
-                    if kernel.name in words[id(other.node)]:
-                        linked[id(kernel.node)].add(id(other.node))
-                        linked[id(other.node)].add(id(kernel.node))
+                text = "".join(self._lines[kernel.node.lineno - 1:kernel.node.end_lineno])
+                for word in named.keys() & set(_WORD.findall(text)):
+                    for other in named[word]:
+                        linked[id(kernel.node)].add(other)
+                        linked[other].add(id(kernel.node))
             self._component = {}
             for start in linked:
                 seen, todo = {start}, [start]
