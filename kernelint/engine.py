@@ -327,14 +327,12 @@ def _per_kernel(path: str, rule: Rule, ctx: FileContext, reuse: FileCheck | None
             found.extend(kept.findings)
             reused_reads.update(kept.reads)
             continue
-        if reuse is None:
-            found.extend(_finding(path, rule_class, r) for r in rule.check_kernel(kernel, ctx))
-            continue
-        before = set(_reads_so_far(ctx))
+        before = set(_reads_so_far(ctx)) if reuse is not None else set()
         findings = tuple(_finding(path, rule_class, r) for r in rule.check_kernel(kernel, ctx))
         found.extend(findings)
-        reuse.put(rule_class.code, kernel,
-                  Entry(findings, tuple((k, v) for k, v in _reads_so_far(ctx).items() if k not in before)))
+        if reuse is not None:
+            reuse.put(rule_class.code, kernel,
+                      Entry(findings, tuple((k, v) for k, v in _reads_so_far(ctx).items() if k not in before)))
     return found
 
 

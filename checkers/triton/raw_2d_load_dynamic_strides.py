@@ -2,7 +2,6 @@
 were loaded; use a tensor descriptor."""
 from __future__ import annotations
 
-
 from kernelint.checkers.triton.helpers import SEED, short
 from kernelint.findings import Confidence, Severity
 from kernelint.model.core import dataflow

@@ -79,14 +79,15 @@ offs = pid * BLOCK + tl.arange(0, BLOCK)
         calls = ctx.calls_in(kernel.node)
         yield from self._pointer_offsets(ctx, kernel)
         yield from self._block_offsets(ctx, calls)
-        yield from self._through_helpers(ctx, calls, {k.name: k for k in ctx.kernels_of("triton")})
+        yield from self._through_helpers(ctx, calls)
 
-    def _through_helpers(self, ctx, calls, helpers):
-        """A tile index passed to a ``@triton.jit`` helper of the file (``helpers``: by name) that
-        adds the parameter it lands in to a ``tl.arange`` (the seed's form: ``offs =
+    def _through_helpers(self, ctx, calls):
+        """A tile index passed to a ``@triton.jit`` helper of the file (the last one of its
+        name) that adds the parameter it lands in to a ``tl.arange`` (the seed's form: ``offs =
         block_offsets(pid, BLOCK)`` with ``return start + tl.arange(0, BLOCK)``)."""
         for call in calls:
-            helper = helpers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+            named = ctx.kernels_named(call.func.id) if isinstance(call.func, ast.Name) else []
+            helper = next((k for k in reversed(named) if k.dsl == "triton"), None)
             if helper is None:
                 continue
             params = [a.arg for a in helper.params]

@@ -296,8 +296,12 @@ class FileContext:
         )
 
     def kernel_named(self, name: str) -> Kernel | None:
-        matches = self._kernels_by_name.get(name, ())
+        matches = self.kernels_named(name)
         return matches[0] if len(matches) == 1 else None
+
+    def kernels_named(self, name: str) -> list[Kernel]:
+        """The file's kernels called ``name``, in source order."""
+        return list(self._kernels_by_name.get(name, ()))
 
     @cached_property
     def _kernels_by_name(self) -> dict[str, list[Kernel]]:
