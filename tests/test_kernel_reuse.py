@@ -188,6 +188,17 @@ def test_a_line_added_reruns_only_the_kernels_with_findings(ops, kept, monkeypat
         == {("KL103", "row_sum_kernel"), ("KL136", "scale_kernel"), ("KL146", "scale_kernel")}
 
 
+def test_a_line_added_after_a_kernel_moves_the_launch_its_finding_names(ops, kept):
+    """KL103's finding in ``row_sum_kernel`` says where the kernel is launched: a line added in a
+    later kernel moves that launch, so the finding is not kept as it was."""
+    first = engine.check_source(str(ops), SOURCE, _options())
+    edited = SOURCE.replace("    mask = offs < n\n", "\n    mask = offs < n\n")
+    after = engine.check_source(str(ops), edited, _options())
+    assert after == _fresh(ops, edited)
+    launched = [fact.text for f in first + after if f.code == "KL103" for fact in f.facts if "launched" in fact.text]
+    assert len(launched) == 2 and launched[0] != launched[1]
+
+
 def test_other_options_other_findings(ops, kept, monkeypatch):
     calls = _count_kernel_checks(monkeypatch)
     engine.check_source(str(ops), SOURCE, _options())
