@@ -1,0 +1,38 @@
+"""KL103's host facts and the cache: the kernel is launched, and its tensor shaped, in another
+module, so an edit there must change the cached answer of the kernel's file, both ways, and the
+answer with the cache must equal the answer without it."""
+from __future__ import annotations
+
+import pytest
+
+from cached_projects import copied_project, edit, finding_lines
+
+ROWS_FROM_A_MATRIX = "rows, cols = x.shape  # tokens x hidden: grows with the data"
+ROWS_FROM_A_RANK_3_TENSOR = "rows, heads, cols = x.shape"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    return copied_project("KL103_launcher_in_another_module", tmp_path, monkeypatch)
+
+
+def _lines(path, use_cache=True):
+    return finding_lines(path, "KL103", use_cache)
+
+
+def test_the_launching_module_changing_the_shape_changes_the_cached_answer_both_ways(project):
+    kernels = project / "pkg" / "kernels.py"
+    ops = project / "pkg" / "ops.py"
+    assert _lines(kernels) == [10]
+    edit(ops, ROWS_FROM_A_MATRIX, ROWS_FROM_A_RANK_3_TENSOR)
+    assert _lines(kernels) == _lines(kernels, use_cache=False) == []
+    edit(ops, ROWS_FROM_A_RANK_3_TENSOR, ROWS_FROM_A_MATRIX)
+    assert _lines(kernels) == _lines(kernels, use_cache=False) == [10]
+
+
+def test_a_launch_gone_from_the_other_module_clears_the_cached_answer(project):
+    kernels = project / "pkg" / "kernels.py"
+    ops = project / "pkg" / "ops.py"
+    assert _lines(kernels) == [10]
+    edit(ops, "    row_sum_kernel[(rows,)](x, out, x.stride(0), cols, BLOCK=1024)\n", "")
+    assert _lines(kernels) == _lines(kernels, use_cache=False) == []
