@@ -6,6 +6,7 @@ import ast
 import gc
 import re
 from contextlib import contextmanager
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
@@ -219,6 +220,13 @@ def _selected(codes: frozenset[str]) -> list[type[Rule]]:
 _SELECTED: dict[tuple[frozenset[str], tuple[type[Rule], ...]], list[type[Rule]]] = {}
 
 
+@lru_cache(maxsize=64)
+def _node_types(rules: tuple[type[Rule], ...]) -> frozenset[type[ast.AST]]:
+    """The node types ``rules`` declare: what the file model buckets in its one walk (once per
+    selection, not per file)."""
+    return frozenset(t for rule in rules for t in rule.node_types)
+
+
 def _applicable(imports: ImportTable, rules: list[type[Rule]]) -> list[type[Rule]]:
     """The rules whose DSLs the file imports: a file that imports none needs no model at all.
     The imports are read once per combination of DSLs, not once per rule."""
@@ -259,7 +267,7 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None,
                selected: list[type[Rule]] = ()) -> list[Finding]:
     findings: list[Finding] = []
-    wanted = {t for rule in [*rules, *selected] for t in rule.node_types}
+    wanted = _node_types(tuple(selected))  # the running rules are among the selected ones
     ctx = FileContext(path, source, tree, wanted, imports, options.target_sm, options.target_versions)
     if might_launch_imported_kernels(source):
         rules = [*rules, *_launcher_rules(ctx, list(selected), rules)]

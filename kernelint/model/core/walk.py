@@ -50,9 +50,9 @@ def _declared_fields(cls: type) -> dict[str, str]:
 def _visit_order(cls: type, with_singletons: bool) -> tuple[tuple[str, int], ...]:
     """``_child_fields(cls)`` last first (they go onto a stack), without the shared singletons'
     fields unless asked for."""
-    declared = _declared_fields(cls)
-    order = tuple((name, many) for name, many in reversed(_child_fields(cls))
-                  if with_singletons or declared.get(name, "").rstrip("?*") not in _SINGLETON_TYPES)
+    fields = _CHILD_FIELDS.get(cls) or _child_fields(cls)
+    singletons = _SINGLETON_FIELDS.get(cls, frozenset())
+    order = tuple((name, many) for name, many in reversed(fields) if with_singletons or name not in singletons)
     _VISIT_ORDER[with_singletons][cls] = order
     return order
 
@@ -157,6 +157,8 @@ _LISTS_WITH_NONE = frozenset({(ast.Dict, "keys"), (ast.arguments, "kw_defaults")
 #: Per node class, its child-bearing fields in declaration order: (name, 0 for one node or
 #: _NEVER_NONE / _MAY_HOLD_NONE for a list).
 _CHILD_FIELDS: dict[type, tuple[tuple[str, int], ...]] = {}
+#: Per node class, its fields that hold a shared singleton (``ctx``, ``op``), read with the rest.
+_SINGLETON_FIELDS: dict[type, frozenset[str]] = {}
 
 
 def _child_fields(cls: type) -> tuple[tuple[str, int], ...]:
@@ -170,6 +172,7 @@ def _child_fields(cls: type) -> tuple[tuple[str, int], ...]:
             continue
         many = 0 if not kind.endswith("*") else _MAY_HOLD_NONE if (cls, name) in _LISTS_WITH_NONE else _NEVER_NONE
         order.append((name, many))
+    _SINGLETON_FIELDS[cls] = frozenset(name for name, kind in declared.items() if kind.rstrip("?*") in _SINGLETON_TYPES)
     _CHILD_FIELDS[cls] = order = tuple(order)
     return order
 
