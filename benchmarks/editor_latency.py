@@ -69,17 +69,26 @@ def generate(lines: int) -> str:
 
 def edit(source: str, run: int, where: str) -> str:
     """``source`` after the ``run``-th edit: a comment line appended (``end``), a comment at the
-    end of the last one-line statement of the middle ``@jit`` function (``kernel``), or, every
-    other run, a comment line of its own there (``line``: each edit adds or removes a line)."""
+    end of the last one-line statement of the middle ``@jit`` function (``kernel``) or of the
+    host function that launches it (``host``), or, every other run, a comment line of its own
+    in that kernel (``line``: each edit adds or removes a line)."""
     if where == "end":
         return source + f"\n# edit {run}\n"
     import ast
 
-    jitted = [node for node in ast.walk(ast.parse(source)) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    tree = ast.parse(source)
+    jitted = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
               and any("jit" in ast.unparse(d) for d in node.decorator_list)]
     if not jitted:
         return source + f"\n# edit {run}\n"  # no kernel to type in: the host code is edited
     kernel = sorted(jitted, key=lambda node: node.lineno)[len(jitted) // 2]
+    if where == "host":
+        launchers = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and node not in jitted and any(isinstance(n, ast.Name) and n.id == kernel.name
+                                                    for n in ast.walk(node))]
+        if not launchers:
+            return source + f"\n# edit {run}\n"
+        kernel = launchers[0]
     line = max(n.lineno for n in ast.walk(kernel) if isinstance(n, ast.stmt) and n is not kernel
                and n.lineno == n.end_lineno and not isinstance(n, (ast.If, ast.For, ast.While, ast.With)))
     lines = source.split("\n")
@@ -251,9 +260,9 @@ def main() -> None:
     parser.add_argument("--servers-only", action="store_true", help="time only the two language servers")
     parser.add_argument("--files", nargs="+", help="time kernelint's server on these files instead")
     parser.add_argument("--pause", type=float, default=0.3, help="seconds of quiet before each change (--files)")
-    parser.add_argument("--edit", choices=("end", "kernel", "line"), default="end",
-                        help="(--files) append a comment line, edit one kernel's body, or add and remove a "
-                             "line there (editor_recheck.py)")
+    parser.add_argument("--edit", choices=("end", "kernel", "line", "host"), default="end",
+                        help="(--files) append a comment line, edit one kernel's body or its launcher's, or "
+                             "add and remove a line in the kernel (editor_recheck.py)")
     args = parser.parse_args()
     if args.files:
         files_latency(args.files, args.runs, args.pause, args.edit)

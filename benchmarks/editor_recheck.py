@@ -5,13 +5,16 @@ A warm process first: the project index is prepared and the file checked once, w
 neighbouring modules it needs. Then the file is checked again ``--runs`` times, each time with an
 edit, and the wall time of each check is taken. Prints the median and the maximum per file.
 
-``--edit end`` (the default) appends a comment line: the file's host text changes, so every
-kernel is analysed again, as in a cold one-file check. ``--edit kernel`` puts a comment at the
-end of a line in the body of the file's middle ``@jit`` function, what typing in one kernel
-does, with per-kernel findings kept between checks as the language server keeps them
-(``kernelint/reuse.py``): only that kernel and the kernels it calls or is called by run the
-per-kernel rules again. ``--edit line`` adds a line there in every other edit and takes it away
-in the next: every position after it moves, so the kernels with findings run again too.
+Per-kernel findings are kept between checks as the language server keeps them
+(``kernelint/reuse.py``); ``--fresh`` keeps nothing, as a batch run: every kernel is analysed
+again, the cost of a cold one-file check. ``--edit end`` (the default) appends a comment line,
+which no kernel reads. ``--edit kernel`` puts a comment at the end of a line in the body of the
+file's middle ``@jit`` function, what typing in one kernel does: only that kernel and the kernels
+it calls or is called by run the per-kernel rules again. ``--edit host`` does the same in the
+host function that launches that kernel: the kernels whose launches, callers or constants that
+function is part of run again (``kernelint/host_units.py``). ``--edit line`` adds a line in the
+kernel in every other edit and takes it away in the next: every position after it moves, so the
+kernels with findings run again too.
 
     python benchmarks/editor_recheck.py /work/corpus/mamba/mamba_ssm/ops/triton/ssd_chunk_scan.py ...
     python benchmarks/editor_recheck.py FILE --by-rule     # where one re-check's time goes
@@ -37,9 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--by-rule", action="store_true", help="time parse, model and each rule (means)")
-    parser.add_argument("--edit", choices=("end", "kernel", "line"), default="end",
-                        help="append a comment line (every kernel again), edit one kernel's body, or add and "
-                             "remove a line there")
+    parser.add_argument("--edit", choices=("end", "kernel", "line", "host"), default="end",
+                        help="append a comment line, edit one kernel's body or its launcher's, or add and "
+                             "remove a line in the kernel")
+    parser.add_argument("--fresh", action="store_true", help="keep nothing between checks (every kernel again)")
     args = parser.parse_args(argv)
 
     from kernelint import engine
@@ -49,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     options = engine.Options(frozenset(r.code for r in all_rules() if r.default_enabled))
     if args.by_rule:
         for path in args.files:
-            _by_rule(path, options, args.runs, args.edit)
+            _by_rule(path, options, args.runs, args.edit, not args.fresh)
         return 0
-    engine.keep_kernel_findings(args.edit != "end")
+    engine.keep_kernel_findings(not args.fresh)
     print("| file | lines | median | max |\n|---|---|---|---|")
     for path in args.files:
         with open(path, encoding="utf-8") as handle:
@@ -68,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _by_rule(path: str, options, runs: int, where: str) -> None:
+def _by_rule(path: str, options, runs: int, where: str, keep: bool) -> None:
     import ast
     import gc
     from collections import Counter
@@ -81,7 +85,7 @@ def _by_rule(path: str, options, runs: int, where: str) -> None:
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
     index.prepare([path])
-    engine.keep_kernel_findings(where != "end")
+    engine.keep_kernel_findings(keep)
     engine.check_source(path, source, options)  # the warm process
     spent: Counter = Counter()
     selected = engine._selected(options.codes)
@@ -98,7 +102,7 @@ def _by_rule(path: str, options, runs: int, where: str) -> None:
                           options.target_sm, options.target_versions)
         spent["model"] += time.perf_counter() - start
         start = time.perf_counter()
-        kept = engine._KEPT.for_check(path, edited, ctx.kernels, options) if engine._KEPT is not None else None
+        kept = engine._KEPT.for_check(path, edited, tree, ctx.kernels, options) if engine._KEPT is not None else None
         spent["kept findings"] += time.perf_counter() - start
         for rule_class in rules:
             start = time.perf_counter()

@@ -271,7 +271,7 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
     ctx = FileContext(path, source, tree, wanted, imports, options.target_sm, options.target_versions)
     if might_launch_imported_kernels(source):
         rules = [*rules, *_launcher_rules(ctx, list(selected), rules)]
-    reuse = _KEPT.for_check(path, source, ctx.kernels, options) if _KEPT is not None else None
+    reuse = _KEPT.for_check(path, source, ctx.tree, ctx.kernels, options) if _KEPT is not None else None
     reused_reads: dict[str, str] = {}
     for rule_class in rules:
         try:

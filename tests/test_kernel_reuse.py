@@ -168,8 +168,18 @@ def test_an_edit_in_one_kernel_runs_only_its_component(ops, kept, monkeypatch):
     # the same text again: nothing runs
     engine.check_source(str(ops), edited, _options())
     assert not calls
-    # host code: every kernel runs again
-    engine.check_source(str(ops), edited.replace("n = x.numel()\n", "n = x.numel()  # elements\n", 1), _options())
+    # host code: the kernels it launches or that read it run again, not the others
+    edited = edited.replace("n = x.numel()\n", "n = x.numel()  # elements\n", 1)  # in shifted()
+    assert engine.check_source(str(ops), edited, _options()) == _fresh(ops, edited, calls=calls)
+    assert {name for _, name in calls} == {"_block_start", "offset_kernel"}
+    calls.clear()
+    # a comment line between functions: nothing reads it
+    edited = edited.replace("\n\ndef scaled", "\n# scaled\ndef scaled")
+    assert engine.check_source(str(ops), edited, _options()) == _fresh(ops, edited, calls=calls)
+    assert not calls
+    # what every kernel reads (the `tl` they spell): every kernel runs again
+    edited = edited.replace("import triton.language as tl\n", "import triton.language as tl  # the DSL\n")
+    assert engine.check_source(str(ops), edited, _options()) == _fresh(ops, edited, calls=calls)
     assert sum(calls.values()) == 4 * rules
 
 
@@ -230,16 +240,12 @@ def test_a_save_drops_what_was_kept(tmp_path, kept, monkeypatch):
     assert "KL103" not in {f.code for f in after}
 
 
-def _kernels(source: str) -> list[Kernel]:
+def _keys(source: str) -> dict[str, object]:
     import ast
 
-    return [Kernel(node, "triton", ["triton.jit"]) for node in ast.parse(source).body
-            if isinstance(node, ast.FunctionDef)]
-
-
-def _keys(source: str) -> dict[str, object]:
-    kernels = _kernels(source)
-    keys = KernelKeys(source, kernels, None)
+    tree = ast.parse(source)
+    kernels = [Kernel(node, "triton", ["triton.jit"]) for node in tree.body if isinstance(node, ast.FunctionDef)]
+    keys = KernelKeys(source, tree, kernels, None)
     return {k.name: keys.of(k) for k in kernels}
 
 
@@ -254,16 +260,18 @@ def test_keys_follow_the_call_graph_by_name():
 
 
 def test_bodies_that_could_bind_module_names_are_always_read():
-    text = "def a(x):\n    global N\n    N = x\n\n\ndef b(x):\n    return x\n\n\ndef c(x): return x\n"
+    text = "def a(x):\n    global N\n    N = x\n\n\ndef b(x):\n    return x + N\n\n\ndef c(x): return x\n"
     before = _keys(text)
-    assert before["b"] != _keys(text.replace("N = x", "N = 2 * x"))["b"]  # a binds a module name
-    assert before["b"] != _keys(text.replace("def c(x): return x", "def c(x): return 2"))["b"]  # one line
+    assert before["b"] != _keys(text.replace("N = x", "N = 2 * x"))["b"]  # a binds the module name b reads
+    assert before["c"] == _keys(text.replace("N = x", "N = 2 * x"))["c"]  # c reads no N
+    one_line = text.replace("x + N", "x + c(x)")  # b calls c, whose body is on its signature's line
+    assert _keys(one_line)["b"] != _keys(one_line.replace("def c(x): return x", "def c(x): return 2"))["b"]
 
 
 def test_line_ends_as_python_counts_them():
     """``\\r\\n`` and ``\\r`` end lines; a form feed inside a line does not (``str.splitlines``
     would break there and misplace every body after it)."""
-    text = "def a(x):\r\n    y = '\x0c'\r\n    return y\r\n\r\n\r\ndef b(x):\r    return x\r\nN = 1\r\n"
+    text = "def a(x):\r\n    y = '\x0c'\r\n    return y + N\r\n\r\n\r\ndef b(x):\r    return x + N\r\nN = 1\r\n"
     before = _keys(text)
     body_of_b = _keys(text.replace("return x", "return 3"))
     assert before["a"] == body_of_b["a"] and before["b"] != body_of_b["b"]
