@@ -176,12 +176,16 @@ class HostUnits:
         if self._by_word is not None:
             return
         self._by_word, self._by_binding = {}, {}
+        cut_in: dict[int, list[tuple[int, int]]] = {}  # id of a unit -> the bodies cut out of it
+        for start, (end, _) in sorted(self._body_at.items()):
+            owner = self.owner[start]
+            if owner is not None:
+                cut_in.setdefault(id(owner), []).append((start - owner.lines[0], end - owner.lines[0]))
         for unit in self.units:
             if unit.kernel:  # read only by its component (``read_by``), from its text
                 continue
             text = tuple(self._lines[line] for line in unit.lines)
-            cuts = tuple((start - unit.lines[0], end - unit.lines[0]) for start, (end, _) in self._body_at.items()
-                         if unit.lines and unit.lines[0] <= start <= unit.lines[-1])
+            cuts = tuple(cut_in.get(id(unit), ()))
             known = self._known.get((text, cuts, unit.shell is not None and _class_name(unit.shell)))
             if known is None:
                 _Facts(unit, self._cut).read()
