@@ -12,6 +12,7 @@ from kernelint.model.dsl import triton
 from kernelint.model.index.launch import launch_sites
 from kernelint.model.project import shapes
 from kernelint.rules import Report, Rule
+from kernelint.model.core.memo import kept_on
 from kernelint.model.core.walk import subtree
 
 _CLAMPS = frozenset({triton.TL + "minimum", triton.WHERE})
@@ -28,7 +29,7 @@ class UnmaskedPaddedBlock(Rule):
     evidence_class = "numerics"
     summary = ("A load or store over `tl.arange(0, B)`, with `B = triton.next_power_of_2(n)` on the host, "
                "has no mask: the padding lanes touch memory past `n`.")
-    wants_finish = True
+    per_kernel = "triton"
     doc = """
 ## What it does
 Flags a `tl.load`/`tl.store` without `mask=` whose pointer is built from `tl.arange(0, B)` (or
@@ -78,26 +79,74 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
   allocator's block do not fault; they read and write neighbouring rows.
 """
 
-    def finish(self, ctx):
-        padded: dict[int, tuple[object, dict[str, ast.AST], set[str]]] = {}
-        for kernel, site_ctx, launch in self._launches(ctx):
-            constexprs = kernel.constexpr_names(ctx.qualname)
+    def check_kernel(self, kernel, ctx):
+        """``kernel``'s turn of the file's pass: its own loads and stores, then its helpers',
+        each reported once, by the first kernel in the file whose turn reaches it. Only the
+        earlier kernels that share a body with it (they call it, or a helper it calls) can take
+        one first: those are in its component of the call graph, as per-kernel rules require."""
+        mine = self._turn(ctx, kernel)
+        if not mine:
+            return []
+        bodies = self._bodies(ctx, kernel)
+        earlier: set[int] = set()
+        for other in ctx.kernels_of("triton"):
+            if other is kernel:
+                break
+            if self._bodies(ctx, other) & bodies:
+                earlier.update(call for call, _ in self._turn(ctx, other))
+        return [report for call, report in mine if call not in earlier]
+
+    def _turn(self, ctx, kernel) -> list:
+        """(id of the call, report) for each load or store ``kernel``'s turn reports, before any
+        other kernel's turn is counted (once per file model and kernel)."""
+        turns = kept_on(ctx, "KL120_turns")
+        key = id(kernel.node)
+        if key not in turns:
+            padded = self._padded(ctx, kernel)
+            found: list = []
+            if padded is not None:
+                blocks, sized = padded
+                reported: set[int] = set()
+                found.extend(self._unmasked(ctx, kernel, blocks, sized, reported, ""))
+                for helper, helper_blocks, helper_sized in self._helpers(ctx, kernel, blocks, sized):
+                    found.extend(self._unmasked(ctx, helper, helper_blocks, helper_sized, reported,
+                                                f" (in `{helper.name}`, called from `{kernel.name}`)"))
+            turns[key] = found
+        return turns[key]
+
+    def _bodies(self, ctx, kernel) -> set[int]:
+        """The kernels whose loads and stores ``kernel``'s turn looks at: its own and its helpers'."""
+        padded = self._padded(ctx, kernel)
+        found = {id(kernel.node)}
+        if padded is not None:
+            found.update(id(helper.node) for helper, _, _ in self._helpers(ctx, kernel, *padded))
+        return found
+
+    @staticmethod
+    def _padded(ctx, kernel):
+        """(block parameter -> the host value rounded up to a power of two, the pointer
+        parameters whose tensors are allocated with that block in their shape) over the
+        kernel's launches, or None when no launch passes a padded block."""
+        padded: dict[str, ast.AST] | None = None
+        sized: set[str] = set()
+        constexprs = kernel.constexpr_names(ctx.qualname)
+        for site in launch_sites(ctx, kernel):
+            launch = site.launch
+            if launch is None or launch.style != "subscript":
+                continue
             bound = launch.bound_arguments()
             for name, value in bound.items():
-                rounded = self._rounded_runtime_size(site_ctx, value) if name in constexprs else None
+                rounded = UnmaskedPaddedBlock._rounded_runtime_size(site.ctx, value) if name in constexprs else None
                 if rounded is None:
                     continue
-                _, blocks, sized = padded.setdefault(id(kernel.node), (kernel, {}, set()))
-                blocks.setdefault(name, value if isinstance(value, ast.Call) else rounded)
-                sized |= {p for p, tensor in bound.items() if self._allocated_with(site_ctx, tensor, value)}
-        reported: set[int] = set()
-        for kernel, blocks, sized in padded.values():
-            yield from self._unmasked(ctx, kernel, blocks, sized, reported, "")
-            for helper, helper_blocks, helper_sized in self._helpers(ctx, kernel, blocks, sized):
-                yield from self._unmasked(ctx, helper, helper_blocks, helper_sized, reported,
-                                          f" (in `{helper.name}`, called from `{kernel.name}`)")
+                padded = {} if padded is None else padded
+                padded.setdefault(name, value if isinstance(value, ast.Call) else rounded)
+                sized |= {p for p, tensor in bound.items()
+                          if UnmaskedPaddedBlock._allocated_with(site.ctx, tensor, value)}
+        return (padded, sized) if padded is not None else None
 
     def _unmasked(self, ctx, kernel, blocks, sized, reported, where):
+        """(id of the call, report) per unmasked load or store over a padded block."""
         for access in memory.accesses(ctx, kernel):
             call = access.call
             name = ctx.call_name(call)
@@ -113,7 +162,7 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
             if block is not None and not (access.parameters & sized):
                 reported.add(id(call))
                 verb = "load" if name == triton.LOAD else "store"
-                yield Report(
+                yield id(call), Report(
                     call,
                     f"unmasked {verb} over `tl.arange(..., {block})`{where}, and `{block}` is "
                     f"`{ast.unparse(blocks[block])}` on the host: the lanes past the real size "
@@ -137,15 +186,6 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
             if helper_blocks:
                 helper_sized = {p for p, a in passed.items() if isinstance(a, ast.Name) and a.id in sized}
                 yield helper, helper_blocks, helper_sized
-
-    @staticmethod
-    def _launches(ctx):
-        """(kernel, launching file's model, launch) for each launch of this file's Triton kernels
-        in the project (its own file and the modules that import it)."""
-        for kernel in ctx.kernels_of("triton"):
-            for site in launch_sites(ctx, kernel):
-                if site.launch is not None and site.launch.style == "subscript":
-                    yield kernel, site.ctx, site.launch
 
     @staticmethod
     def _rounded_runtime_size(ctx, value):
