@@ -55,6 +55,10 @@ class Unit:
         #: Per statement that binds, changes or returns: (names its value refers to, names it
         #: calls, local names it assigns, names it binds or changes, the function it returns from).
         self.flows: list[tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], str | None]] = []
+        #: For a unit of import statements only (no star): name -> what it is bound to, as
+        #: ``(module, name, asname, level, place in the unit)`` per binding. What a kernel reads
+        #: of such a unit is the bindings of the names it spells, not its text.
+        self.imports: dict[str, tuple] | None = None
         self.reads: list[Unit] | None = None  # the units that bind one of its words
         self._flow_names: tuple[frozenset[str], frozenset[str]] | None = None
 
@@ -189,9 +193,9 @@ class HostUnits:
             known = self._known.get((text, cuts, unit.shell is not None and _class_name(unit.shell)))
             if known is None:
                 _Facts(unit, self._cut).read()
-                known = (unit.words, unit.binds, unit.named, unit.flows)
+                known = (unit.words, unit.binds, unit.named, unit.flows, unit.imports)
             else:
-                unit.words, unit.binds, unit.named, unit.flows = known
+                unit.words, unit.binds, unit.named, unit.flows, unit.imports = known
             self.facts[text, cuts, unit.shell is not None and _class_name(unit.shell)] = known
             for word in unit.words:
                 self._by_word.setdefault(word, []).append(unit)
@@ -311,6 +315,18 @@ class _Facts:
 
     def read(self) -> None:
         unit = self.unit
+        if all(isinstance(node, (ast.Import, ast.ImportFrom)) and all(a.name != "*" for a in node.names)
+               for node, _ in unit.nodes):
+            bindings: dict[str, list] = {}
+            first = _first_line(unit.nodes[0][0])
+            for node, _ in unit.nodes:
+                for alias in node.names:
+                    name = alias.asname or alias.name.split(".")[0]
+                    module = node.module if isinstance(node, ast.ImportFrom) else None
+                    level = node.level if isinstance(node, ast.ImportFrom) else 0
+                    where = (getattr(alias, "lineno", node.lineno) - first, getattr(alias, "col_offset", 0))
+                    bindings.setdefault(name, []).append((module, alias.name, alias.asname, level, where))
+            unit.imports = {name: tuple(found) for name, found in bindings.items()}
         for node, where in unit.nodes:
             if where == "shell":
                 assert isinstance(node, ast.ClassDef)

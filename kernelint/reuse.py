@@ -109,7 +109,7 @@ class KernelKeys:
         self._bodies: dict[int, str] = {}  # id of a kernel's node -> its body's text, cut out
         self._host: HostUnits | None = None
         self._component: dict[int, frozenset[int]] | None = None
-        self._read: dict[frozenset[int], list] = {}
+        self._read: dict[frozenset[int], tuple[list, set[str]]] = {}
         self._keys: dict[tuple[int, bool], Hashable] = {}
         self._ordinal = {id(k.node): i for i, k in enumerate(kernels)}
         self._by_id = {id(k.node): k for k in kernels}
@@ -143,7 +143,12 @@ class KernelKeys:
             host = self._cut()
             component = self._components().get(id(kernel.node), frozenset())
             parts: list[object] = []
-            for unit in self._units_read(component):
+            read, spelled = self._units_read(component)
+            for unit in read:
+                if unit.imports is not None:  # the bindings of the names read, where they are
+                    parts.append((unit.lines[0] if lines else None,
+                                  tuple((n, unit.imports[n]) for n in sorted(unit.imports.keys() & spelled))))
+                    continue
                 for piece in host.text_pieces(unit):
                     if isinstance(piece, tuple):
                         parts.append(piece if lines else piece[1])
@@ -156,14 +161,15 @@ class KernelKeys:
             key = self._keys[id(kernel.node), lines] = (self._options, lines, place, tuple(parts))
         return key
 
-    def _units_read(self, component: frozenset[int]) -> list:
-        """The host units the findings of ``component``'s kernels may read (once per component)."""
+    def _units_read(self, component: frozenset[int]) -> tuple[list, set[str]]:
+        """The host units the findings of ``component``'s kernels may read, and every word those
+        units and the kernels spell (once per component)."""
         found = self._read.get(component)
         if found is None:
             members = [self._by_id[key] for key in component]
             words = set().union(*(self._words[key] for key in component))
-            found = self._cut().read_by([k.node for k in members], {k.name for k in members}, words)
-            self._read[component] = found
+            units = self._cut().read_by([k.node for k in members], {k.name for k in members}, words)
+            found = self._read[component] = (units, words.union(*(u.words for u in units if u.imports is None)))
         return found
 
     def _components(self) -> dict[int, frozenset[int]]:

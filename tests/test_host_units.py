@@ -186,6 +186,17 @@ FORMS = {
 
         placeholder = None
         ''', "placeholder = None", "scale_kernel = None"),
+    "the import of a name the kernel spells": ('''
+        def scale(x, n):
+            scale_kernel[(n,)](x, n, BLOCK=256)
+        ''', "import triton.language as tl", "from triton import language as tl"),
+    "the import of a name the launcher spells": ('''
+        from torch import float32
+
+
+        def scale(x, n):
+            scale_kernel[(n,)](x.to(float32), n, BLOCK=256)
+        ''', "from torch import float32", "from numpy import float32"),
     "a caller of a helper whose parameter is followed to every caller": ('''
         def rows(x):
             return x.shape[0]
@@ -258,6 +269,17 @@ IGNORED = {
             # unlike scale(), no kernel
             return x
         ''', "return x\n", "return -x\n"),
+    "a name added to an import the launcher reads": ('''
+        from torch import float32
+
+
+        def scale(x, n):
+            scale_kernel[(n,)](x.to(float32), n, BLOCK=256)
+        ''', "from torch import float32", "from torch import float32, float16"),
+    "a comment on an import the kernel reads": ('''
+        def scale(x, n):
+            scale_kernel[(n,)](x, n, BLOCK=256)
+        ''', "import triton.language as tl", "import triton.language as tl  # the DSL"),
     "the result of the launcher kept elsewhere": ('''
         def scale(x, n):
             scale_kernel[(n,)](x, n, BLOCK=256)
