@@ -87,7 +87,7 @@ class HostUnits:
         ``known``: ``facts`` of an earlier check of the file, reused for units of the same text;
         ``facts``: where this check's are put."""
         self._known = known or {}
-        #: A unit's text (with where its bodies are cut and its class) -> what it was read to hold.
+        #: A unit's kind, text, the bodies cut out of it and its class -> what it was read to hold.
         self.facts: dict[tuple, tuple] = facts if facts is not None else {}
         self._lines = lines
         self._cut = cut
@@ -190,13 +190,14 @@ class HostUnits:
                 continue
             text = tuple(self._lines[line] for line in unit.lines)
             cuts = tuple(cut_in.get(id(unit), ()))
-            known = self._known.get((text, cuts, unit.shell is not None and _class_name(unit.shell)))
+            key = (unit.nodes[0][1], text, cuts, unit.shell is not None and _class_name(unit.shell))
+            known = self._known.get(key)
             if known is None:
                 _Facts(unit, self._cut).read()
                 known = (unit.words, unit.binds, unit.named, unit.flows, unit.imports)
             else:
                 unit.words, unit.binds, unit.named, unit.flows, unit.imports = known
-            self.facts[text, cuts, unit.shell is not None and _class_name(unit.shell)] = known
+            self.facts[key] = known
             for word in unit.words:
                 self._by_word.setdefault(word, []).append(unit)
             for name in unit.binds:
