@@ -251,19 +251,28 @@ class HostUnits:
                 add(unit.shell)
                 for other in self._reads(unit):
                     add(other)
-            for unit in list(found):  # up: where what they hand out is used
-                if not unit.flows or not (unit.flow_refs() & values or unit.flow_calls() & returners):
-                    continue
-                exposed, returning = _handed(unit, values, returners)
-                values |= exposed
-                returners |= returning
-                handed |= exposed | returning
+            grew = True
+            while grew:  # up: what they hand on, until no flow of theirs hands on more
+                grew = False
+                for unit in sorted(found, key=_first):  # in file order: the same answer every run
+                    if not unit.flows or not (unit.flow_refs() & values or unit.flow_calls() & returners):
+                        continue
+                    exposed, returning = _handed(unit, values, returners)
+                    if not (exposed <= values and returning <= returners):
+                        grew = True
+                        values |= exposed
+                        returners |= returning
+                        handed |= exposed | returning
             for name in (handed - asked) & by_word.keys():
                 for unit in by_word[name]:
                     if not unit.kernel:
                         add(unit)
             asked |= handed
-        return sorted(found, key=lambda u: u.lines[0] if u.lines else -1)
+        return sorted(found, key=_first)
+
+
+def _first(unit: Unit) -> int:
+    return unit.lines[0] if unit.lines else -1
 
 
 def _handed(unit: Unit, values: set[str], returners: set[str]) -> tuple[set[str], set[str]]:

@@ -197,6 +197,21 @@ FORMS = {
         def scale(x, n):
             scale_kernel[(n,)](x.to(float32), n, BLOCK=256)
         ''', "from torch import float32", "from numpy import float32"),
+    "an alias of an alias, each set in a function found before it hands anything on": ('''
+        def chain():
+            global SECOND
+            SECOND = FIRST
+
+
+        def register():
+            global FIRST
+            FIRST = scale_kernel
+            chain()
+
+
+        def run(x, n):
+            SECOND[(n,)](x, n, BLOCK=256)
+        ''', "(x, n, BLOCK", "(x, 2 * n, BLOCK"),
     "a caller of a helper whose parameter is followed to every caller": ('''
         def rows(x):
             return x.shape[0]
