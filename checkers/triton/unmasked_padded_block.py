@@ -126,7 +126,15 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
     def _padded(ctx, kernel):
         """(block parameter -> the host value rounded up to a power of two, the pointer
         parameters whose tensors are allocated with that block in their shape) over the
-        kernel's launches, or None when no launch passes a padded block."""
+        kernel's launches, or None when no launch passes a padded block (once per file model
+        and kernel)."""
+        known = kept_on(ctx, "KL120_padded")
+        if id(kernel.node) not in known:
+            known[id(kernel.node)] = UnmaskedPaddedBlock._read_padded(ctx, kernel)
+        return known[id(kernel.node)]
+
+    @staticmethod
+    def _read_padded(ctx, kernel):
         padded: dict[str, ast.AST] | None = None
         sized: set[str] = set()
         constexprs = kernel.constexpr_names(ctx.qualname)
