@@ -43,7 +43,7 @@ class Unit:
     """Some lines of the file that are read, or not, as a whole."""
 
     def __init__(self, shell: "Unit | None" = None) -> None:
-        self.nodes: list[tuple[ast.AST, str]] = []  # (statement, "module" | "class")
+        self.nodes: list[tuple[ast.AST, str]] = []  # (statement, "module" | "class" | "shell")
         self.lines: list[int] = []  # 0-based, ascending
         self.shell = shell
         self.kernel = False  # one kernel's definition, its body cut out
