@@ -39,6 +39,11 @@ _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "ad
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def words(text: str) -> set[str]:
+    """The words of ``text`` (identifiers, keywords, numbers), as the keys compare them."""
+    return set(_WORD.findall(text))
+
+
 class Unit:
     """Some lines of the file that are read, or not, as a whole."""
 
@@ -62,16 +67,10 @@ class Unit:
         self.reads: list[Unit] | None = None  # the units that bind one of its words
         self._flow_names: tuple[frozenset[str], frozenset[str]] | None = None
 
-    def flow_refs(self) -> frozenset[str]:
-        """The names its flows refer to (a flow taints nothing unless one of them holds a kernel)."""
-        return self._flow_union()[0]
-
-    def flow_calls(self) -> frozenset[str]:
-        return self._flow_union()[1]
-
-    def _flow_union(self) -> tuple[frozenset[str], frozenset[str]]:
+    def flow_names(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(the names its flows refer to, the names they call): a flow taints nothing unless one
+        of them holds a kernel or returns one (its locals are tainted only through these)."""
         if self._flow_names is None:
-            # its own locals are tainted only through its refs, so refs and calls decide
             self._flow_names = (frozenset().union(*(f[0] for f in self.flows)),
                                 frozenset().union(*(f[1] for f in self.flows)))
         return self._flow_names
@@ -208,8 +207,8 @@ class HostUnits:
         """The units that bind or change a word of ``unit`` (once per check)."""
         if unit.reads is None:
             if unit.kernel:  # the words of its decorators and signature
-                unit.words = {w for piece in self.text_pieces(unit) if isinstance(piece, tuple)
-                              for w in _WORD.findall(piece[1])}
+                unit.words = set().union(*(words(piece[1]) for piece in self.text_pieces(unit)
+                                           if isinstance(piece, tuple)))
             assert self._by_binding is not None
             found: dict[int, Unit] = {}
             for word in unit.words & self._by_binding.keys():
@@ -255,7 +254,8 @@ class HostUnits:
             while grew:  # up: what they hand on, until no flow of theirs hands on more
                 grew = False
                 for unit in sorted(found, key=_first):  # in file order: the same answer every run
-                    if not unit.flows or not (unit.flow_refs() & values or unit.flow_calls() & returners):
+                    refs, calls = unit.flow_names()
+                    if not (refs & values or calls & returners):
                         continue
                     exposed, returning = _handed(unit, values, returners)
                     if not (exposed <= values and returning <= returners):

@@ -30,13 +30,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Hashable
 
-from kernelint.host_units import HostUnits
+from kernelint.host_units import HostUnits, words as host_words
 
 if TYPE_CHECKING:
     from kernelint.findings import Finding
     from kernelint.model.kernels import Kernel
 
-_WORD = re.compile(r"\w+")
 #: A line with its end, as ``ast`` counts lines (``str.splitlines`` also breaks at form feeds).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 #: Files whose kernels' findings are kept (the buffers being edited).
@@ -183,7 +182,7 @@ class KernelKeys:
                 text = "".join(self._lines[kernel.node.lineno - 1:kernel.node.end_lineno])
                 words = (self._known_facts or {}).get(("kernel", text))
                 if words is None:
-                    words = set(_WORD.findall(text))
+                    words = host_words(text)
                 self.facts["kernel", text] = self._words[id(kernel.node)] = words
                 for word in named.keys() & words:
                     for other in named[word]:

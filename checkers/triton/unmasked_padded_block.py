@@ -84,57 +84,43 @@ x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf")
         each reported once, by the first kernel in the file whose turn reaches it. Only the
         earlier kernels that share a body with it (they call it, or a helper it calls) can take
         one first: those are in its component of the call graph, as per-kernel rules require."""
-        mine = self._turn(ctx, kernel)
+        bodies, mine = self._turn(ctx, kernel)
         if not mine:
             return []
-        bodies = self._bodies(ctx, kernel)
         earlier: set[int] = set()
         for other in ctx.kernels_of("triton"):
             if other is kernel:
                 break
-            if self._bodies(ctx, other) & bodies:
-                earlier.update(call for call, _ in self._turn(ctx, other))
+            other_bodies, theirs = self._turn(ctx, other)
+            if other_bodies & bodies:
+                earlier.update(call for call, _ in theirs)
         return [report for call, report in mine if call not in earlier]
 
-    def _turn(self, ctx, kernel) -> list:
-        """(id of the call, report) for each load or store ``kernel``'s turn reports, before any
-        other kernel's turn is counted (once per file model and kernel)."""
+    def _turn(self, ctx, kernel) -> tuple[set[int], list]:
+        """(the kernels whose loads and stores ``kernel``'s turn looks at: its own and its
+        helpers'; (id of the call, report) for each it reports, before any other kernel's turn
+        is counted), once per file model and kernel."""
         turns = kept_on(ctx, "KL120_turns")
         key = id(kernel.node)
         if key not in turns:
             padded = self._padded(ctx, kernel)
-            found: list = []
+            bodies, found = {key}, []
             if padded is not None:
                 blocks, sized = padded
                 reported: set[int] = set()
                 found.extend(self._unmasked(ctx, kernel, blocks, sized, reported, ""))
                 for helper, helper_blocks, helper_sized in self._helpers(ctx, kernel, blocks, sized):
+                    bodies.add(id(helper.node))
                     found.extend(self._unmasked(ctx, helper, helper_blocks, helper_sized, reported,
                                                 f" (in `{helper.name}`, called from `{kernel.name}`)"))
-            turns[key] = found
+            turns[key] = (bodies, found)
         return turns[key]
-
-    def _bodies(self, ctx, kernel) -> set[int]:
-        """The kernels whose loads and stores ``kernel``'s turn looks at: its own and its helpers'."""
-        padded = self._padded(ctx, kernel)
-        found = {id(kernel.node)}
-        if padded is not None:
-            found.update(id(helper.node) for helper, _, _ in self._helpers(ctx, kernel, *padded))
-        return found
 
     @staticmethod
     def _padded(ctx, kernel):
         """(block parameter -> the host value rounded up to a power of two, the pointer
         parameters whose tensors are allocated with that block in their shape) over the
-        kernel's launches, or None when no launch passes a padded block (once per file model
-        and kernel)."""
-        known = kept_on(ctx, "KL120_padded")
-        if id(kernel.node) not in known:
-            known[id(kernel.node)] = UnmaskedPaddedBlock._read_padded(ctx, kernel)
-        return known[id(kernel.node)]
-
-    @staticmethod
-    def _read_padded(ctx, kernel):
+        kernel's launches, or None when no launch passes a padded block."""
         padded: dict[str, ast.AST] | None = None
         sized: set[str] = set()
         constexprs = kernel.constexpr_names(ctx.qualname)
