@@ -108,7 +108,9 @@ def _by_rule(path: str, options, runs: int, where: str, keep: bool) -> None:
             start = time.perf_counter()
             engine.rule_findings(path, rule_class, ctx, kept)
             spent[rule_class.code] += time.perf_counter() - start
-        ctx.project_reads()
+        reads = ctx.project_reads()
+        if kept is not None:
+            kept.done(reads)
         gc.collect(0)
         gc.enable()
     print(f"{path}: {sum(spent.values()) / runs * 1000:.0f} ms a re-check\n| step | ms |\n|---|---|")

@@ -17,7 +17,7 @@ from kernelint.model.dsl import DSLS, SOURCE_MARKERS, import_roots
 from kernelint.model.core.names import ImportTable
 from kernelint.model.project import modules as parsed_modules
 from kernelint.reading import ParseFailure, Unreadable, decode, parse, read_bytes, room_to_recurse, too_large_text
-from kernelint.reuse import Entry, FileCheck, KernelFindings
+from kernelint.reuse import FileCheck, KernelFindings
 from kernelint.rules import Report, Rule, all_rules, find_rule
 from kernelint.suppression import parse_suppressions
 from kernelint.targets import compute_capability
@@ -272,10 +272,9 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
     if might_launch_imported_kernels(source):
         rules = [*rules, *_launcher_rules(ctx, list(selected), rules)]
     reuse = _KEPT.for_check(path, source, ctx.tree, ctx.kernels, options) if _KEPT is not None else None
-    reused_reads: dict[str, str] = {}
     for rule_class in rules:
         try:
-            findings.extend(rule_findings(path, rule_class, ctx, reuse, reused_reads))
+            findings.extend(rule_findings(path, rule_class, ctx, reuse))
         except Exception as error:  # a broken rule must not take the others down
             if INTERNAL_ERROR in options.codes:
                 findings.append(_tool_finding(
@@ -283,14 +282,14 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                     f"rule {rule_class.code} ({rule_class.name}) failed: {type(error).__name__}: {error}",
                 ))
     project_reads = ctx.project_reads()
+    if reuse is not None:  # kept answers read facts this check did not ask again
+        project_reads = reuse.done(project_reads)
     if reads is not None:
-        reads.update(reused_reads)
         reads.update(project_reads)
     return findings
 
 
-def rule_findings(path: str, rule_class: type[Rule], ctx: FileContext, reuse: FileCheck | None = None,
-                  reused_reads: dict[str, str] | None = None) -> list[Finding]:
+def rule_findings(path: str, rule_class: type[Rule], ctx: FileContext, reuse: FileCheck | None = None) -> list[Finding]:
     """One rule's findings in a file: ``check`` on each node it wants, ``finish``, then
     ``check_kernel`` on each kernel (from ``reuse`` where the kernel is unchanged)."""
     rule = rule_class()
@@ -301,7 +300,7 @@ def rule_findings(path: str, rule_class: type[Rule], ctx: FileContext, reuse: Fi
         reports.extend(rule.finish(ctx))
     found = [_finding(path, rule_class, r) for r in reports]
     if rule.per_kernel:
-        found.extend(_per_kernel(path, rule, ctx, reuse, {} if reused_reads is None else reused_reads))
+        found.extend(_per_kernel(path, rule, ctx, reuse))
     return found
 
 
@@ -317,36 +316,28 @@ def keep_kernel_findings(keep: bool) -> None:
     _KEPT = KernelFindings() if keep else None
 
 
-def forget_kernel_findings() -> None:
-    """Drop what was kept: other modules may have changed (``index.look_again``)."""
+def other_files_may_have_changed() -> None:
+    """With ``index.look_again``: a file's kept findings serve again only while the facts its
+    last check read from other files still hold (``reuse.KernelFindings.look_again``)."""
     if _KEPT is not None:
-        _KEPT.forget()
+        _KEPT.look_again()
 
 
-def _per_kernel(path: str, rule: Rule, ctx: FileContext, reuse: FileCheck | None,
-                reused_reads: dict[str, str]) -> list[Finding]:
+def _per_kernel(path: str, rule: Rule, ctx: FileContext, reuse: FileCheck | None) -> list[Finding]:
     """``rule.check_kernel`` over the file's kernels of its DSL, each answer kept in ``reuse``
-    with the facts from other files it read, and taken from it when the kernel is unchanged."""
+    and taken from it when the kernel is unchanged."""
     rule_class = type(rule)
     found: list[Finding] = []
     for kernel in ctx.kernels_of(rule.per_kernel):
         kept = reuse.get(rule_class.code, kernel) if reuse is not None else None
         if kept is not None:
             found.extend(kept.findings)
-            reused_reads.update(kept.reads)
             continue
-        before = set(_reads_so_far(ctx)) if reuse is not None else set()
         findings = tuple(_finding(path, rule_class, r) for r in rule.check_kernel(kernel, ctx))
         found.extend(findings)
         if reuse is not None:
-            reuse.put(rule_class.code, kernel,
-                      Entry(findings, tuple((k, v) for k, v in _reads_so_far(ctx).items() if k not in before)))
+            reuse.new(rule_class.code, kernel, findings)
     return found
-
-
-def _reads_so_far(ctx: FileContext) -> dict[str, str]:
-    view = ctx.__dict__.get("project")  # not made here: a kernel may never ask about the project
-    return view.reads if view is not None else {}
 
 
 def _apply_suppressions(path: str, source: str, findings: list[Finding], options: Options) -> list[Finding]:

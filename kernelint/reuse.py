@@ -16,8 +16,11 @@ A kernel's findings are reused only when nothing they could have read has change
   added in another kernel, or above it): with nothing to place, no position can be stale, and a
   shift of whole lines keeps every node's order;
 - the options the file is checked with;
-- the other modules' facts, which the process reads from disk and keeps until
-  ``index.look_again`` (a save, a watched file): ``forget`` is called with it.
+- the facts from other files the file's last check read (``ProjectView.reads``: the other
+  modules' bytes, their importers, the allocator scope). After ``index.look_again`` (a save, a
+  file opened, a watched file) a file keeps its findings only if every one of them still has
+  its value (``facts.current``, as the on-disk cache asks); otherwise all of its kernels run
+  again. Saving the edited file itself changes none of them: its own text is the buffer's.
 
 A body is never cut out of its unit when it could bind a module name (``global``,
 ``nonlocal``) or shares a line with its signature. What a rule's ``check_kernel`` reads must
@@ -45,37 +48,68 @@ MAX_FILES = 16
 @dataclass(frozen=True)
 class Entry:
     findings: tuple["Finding", ...]
-    #: Facts from other files the findings read (``ProjectView.reads``), for the caller's cache.
-    reads: tuple[tuple[str, str], ...]
+    #: Every fact from other files the check that found them read (``ProjectView.reads``),
+    #: filled when it ends: the view answers each question once, so which kernel or rule asked
+    #: first is not known, and an answer is taken to depend on all of them.
+    reads: dict[str, str]
 
 
 class KernelFindings:
     """Per file: (rule code, kernel key) -> the findings of the file's last check."""
 
     def __init__(self) -> None:
-        #: path -> (findings by (rule code, kernel key), host units' facts by text)
-        self._files: dict[str, tuple[dict[tuple[str, Hashable], Entry], dict]] = {}
+        self._files: dict[str, _Kept] = {}
+        #: files whose facts from other files must be asked again before their findings serve
+        self._questioned: set[str] = set()
 
-    def forget(self) -> None:
-        self._files.clear()
+    def look_again(self) -> None:
+        """Other files may have changed on disk: each file's findings serve again only once the
+        facts its last check read from them are found unchanged (at its next check)."""
+        self._questioned.update(self._files)
 
     def for_check(self, path: str, source: str, tree: ast.Module, kernels: list["Kernel"],
                   options: Hashable) -> "FileCheck":
         """The reuse of one check of ``path``: what it does not ask for is dropped after it."""
-        previous, facts = self._files.pop(path, ({}, {}))
-        keys = KernelKeys(source, tree, kernels, options, facts)
-        current: dict[tuple[str, Hashable], Entry] = {}
-        self._files[path] = (current, keys.facts)
+        kept = self._files.pop(path, None) or _Kept({}, {}, None)
+        previous = kept.findings
+        if path in self._questioned:
+            self._questioned.discard(path)
+            if not _facts_hold(kept.reads):
+                previous = {}
+        keys = KernelKeys(source, tree, kernels, options, kept.facts)
+        current = self._files[path] = _Kept({}, keys.facts, None)
         while len(self._files) > MAX_FILES:
-            del self._files[next(iter(self._files))]
+            oldest = next(iter(self._files))
+            del self._files[oldest]
+            self._questioned.discard(oldest)
         return FileCheck(previous, current, keys)
 
 
+@dataclass
+class _Kept:
+    """What one file's last check left."""
+
+    #: (rule code, kernel key) -> the findings
+    findings: dict[tuple[str, Hashable], Entry]
+    #: the host units' facts and the kernels' words, by text
+    facts: dict
+    #: every fact from other files the findings depend on; None until the check has run to its
+    #: end (one that failed midway cannot say, and its findings do not outlive a look again)
+    reads: dict[str, str] | None
+
+
+def _facts_hold(reads: dict[str, str] | None) -> bool:
+    from kernelint.model.project import facts
+
+    return reads is not None and all(facts.current(key) == value for key, value in reads.items())
+
+
 class FileCheck:
-    def __init__(self, previous: dict, current: dict, keys: "KernelKeys") -> None:
+    def __init__(self, previous: dict, current: _Kept, keys: "KernelKeys") -> None:
         self._previous = previous
         self._current = current
         self._keys = keys
+        self._reads: dict[str, str] = {}
 
     def get(self, code: str, kernel: "Kernel") -> Entry | None:
         found = self._previous.get((code, self._keys.of(kernel)))
@@ -85,10 +119,26 @@ class FileCheck:
             self.put(code, kernel, found)
         return found
 
+    def new(self, code: str, kernel: "Kernel", findings: tuple["Finding", ...]) -> None:
+        """Keep the answer this check found for ``kernel``."""
+        self.put(code, kernel, Entry(findings, self._reads))
+
     def put(self, code: str, kernel: "Kernel", entry: Entry) -> None:
-        self._current[code, self._keys.of(kernel)] = entry
+        self._current.findings[code, self._keys.of(kernel)] = entry
         if not entry.findings:
-            self._current[code, self._keys.of(kernel, lines=False)] = entry
+            self._current.findings[code, self._keys.of(kernel, lines=False)] = entry
+
+    def done(self, reads: dict[str, str]) -> dict[str, str]:
+        """The check ran to its end and read ``reads`` from other files. Returns what its
+        findings depend on: those facts and the ones each kept answer's own check read. The
+        file's findings serve after a look again only while all of them hold."""
+        self._reads.update(reads)
+        union: dict[str, str] = {}
+        for shared in {id(e.reads): e.reads for e in self._current.findings.values()}.values():
+            union.update(shared)
+        union.update(self._reads)
+        self._current.reads = union
+        return union
 
 
 class KernelKeys:

@@ -11,7 +11,8 @@ import pytest
 from kernelint import engine
 from kernelint.lsp.server import Server
 from kernelint.model.kernels import Kernel
-from kernelint.reuse import KernelKeys
+from kernelint.model.project import facts
+from kernelint.reuse import KernelFindings, KernelKeys
 from kernelint.rules import all_rules
 
 SOURCE = textwrap.dedent('''\
@@ -222,26 +223,90 @@ def test_other_options_other_findings(ops, kept, monkeypatch):
     assert sum(calls.values()) == 4 * len(_per_kernel_codes())
 
 
-def test_a_save_drops_what_was_kept(tmp_path, kept, monkeypatch):
-    """Facts from another module count only until the server looks at the files again (a save,
-    a watched file): the launcher's shapes change on disk, the kernel's buffer does not."""
+def _two_launching_modules(tmp_path):
+    """``pkg/kernels.py`` holds two kernels; ``launch_rows.py`` launches the first with a
+    data-sized tensor (KL103 in it), ``launch_scale.py`` the second. Returns the three paths."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
-    kernel_text = SOURCE[:SOURCE.index("def row_sums")]
     kernels = tmp_path / "pkg" / "kernels.py"
-    kernels.write_text(kernel_text)
-    launcher = tmp_path / "pkg" / "launch.py"
-    host = "import torch\nimport triton\nfrom pkg.kernels import row_sum_kernel\n\n\n" + \
-        SOURCE[SOURCE.index("def row_sums"):SOURCE.index("def shifted")]
-    launcher.write_text(host)
+    kernels.write_text(SOURCE[:SOURCE.index("def row_sums")])
+    rows = tmp_path / "pkg" / "launch_rows.py"
+    rows.write_text("import torch\nimport triton\nfrom pkg.kernels import row_sum_kernel\n\n\n"
+                    + SOURCE[SOURCE.index("def row_sums"):SOURCE.index("def shifted")])
+    scale = tmp_path / "pkg" / "launch_scale.py"
+    scale.write_text("import torch\nimport triton\nfrom pkg.kernels import scale_kernel\n\n\n"
+                     + SOURCE[SOURCE.index("def scaled"):])
+    return kernels, rows, scale
+
+
+def test_a_change_on_disk_drops_what_read_it(tmp_path, kept):
+    """Facts from another module hold only until the server looks at the files again (a save,
+    a watched file): the launcher's shapes change on disk, the kernel's buffer does not."""
+    kernels, rows, _ = _two_launching_modules(tmp_path)
+    kernel_text = kernels.read_text()
     first = engine.check_source(str(kernels), kernel_text, _options())
     assert "KL103" in {f.code for f in first}
-    launcher.write_text(host.replace("rows, cols = x.shape", "rows, cols = x.shape[0], 16"))
+    rows.write_text(rows.read_text().replace("rows, cols = x.shape", "rows, cols = x.shape[0], 16"))
     Server._forget_settings()  # what a save or a watched-file change does
     after = engine.check_source(str(kernels), kernel_text, _options())
     assert after == _fresh(kernels, kernel_text)
     assert "KL103" not in {f.code for f in after}
+
+
+def test_a_save_that_changes_nothing_they_read_keeps_them(tmp_path, kept, monkeypatch):
+    """Saving the buffer itself, or another module none of its answers read, runs no kernel
+    again; a module that only the check before last read, for a kernel kept since, still
+    counts."""
+    kernels, rows, _ = _two_launching_modules(tmp_path)
+    (tmp_path / "pkg" / "unrelated.py").write_text("X = 1\n")
+    kernel_text = kernels.read_text()
+    calls = _count_kernel_checks(monkeypatch)
+    engine.check_source(str(kernels), kernel_text, _options())
+    edited = kernel_text.replace("    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n",
+                                 "    x = tl.load(x_ptr + offs, mask=mask, other=0.0)  # typed\n")
+    engine.check_source(str(kernels), edited, _options())  # scale_kernel runs again, row_sum_kernel is kept
+    kernels.write_text(edited)
+    (tmp_path / "pkg" / "unrelated.py").write_text("X = 2\n")
+    Server._forget_settings()
+    calls.clear()
+    assert engine.check_source(str(kernels), edited, _options()) == _fresh(kernels, edited, calls=calls)
+    assert not calls
+    rows.write_text(rows.read_text().replace("rows, cols = x.shape", "rows, cols = x.shape[0], 16"))
+    Server._forget_settings()
+    after = engine.check_source(str(kernels), edited, _options())
+    assert after == _fresh(kernels, edited, calls=calls) and "KL103" not in {f.code for f in after}
+    assert calls[("KL103", "row_sum_kernel")] == 1
+
+
+def test_a_kept_answer_depends_on_what_its_own_check_read(tmp_path):
+    """A check that reuses every answer asks no other module anything; the answers still hold
+    only while what the check that found them read does."""
+    import ast
+
+    other = tmp_path / "other.py"
+    other.write_text("X = 1\n")
+    tree = ast.parse(SOURCE)
+    kernels = [Kernel(node, "triton", ["triton.jit"]) for node in tree.body if isinstance(node, ast.FunctionDef)
+               and node.decorator_list]
+    store = KernelFindings()
+
+    def check(reads: dict) -> list:
+        one = store.for_check("ops.py", SOURCE, tree, kernels, None)
+        kept = [one.get("KL103", kernel) for kernel in kernels]
+        for kernel, entry in zip(kernels, kept):
+            if entry is None:
+                one.new("KL103", kernel, ())
+        one.done(reads)
+        return kept
+
+    assert check({f"file:{other}": facts.current(f"file:{other}")}) == [None] * 4
+    assert None not in check({})  # everything kept, nothing read
+    store.look_again()
+    assert None not in check({})  # nothing changed on disk
+    other.write_text("X = 2\n")
+    store.look_again()
+    assert check({}) == [None] * 4
 
 
 def _keys(source: str) -> dict[str, object]:

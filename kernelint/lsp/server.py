@@ -287,7 +287,7 @@ class Server:
 
         _settings_near.cache_clear()
         project_index.look_again()
-        engine.forget_kernel_findings()
+        engine.other_files_may_have_changed()
 
     # --- code actions -------------------------------------------------------------------------
 
