@@ -316,6 +316,13 @@ def keep_kernel_findings(keep: bool) -> None:
     _KEPT = KernelFindings() if keep else None
 
 
+def settle_kept_findings() -> None:
+    """Key the kept findings of the last checks now (``reuse.KernelFindings.settle``): the
+    language server calls this while it waits for input, else the next check of a file does."""
+    if _KEPT is not None:
+        _KEPT.settle()
+
+
 def other_files_may_have_changed() -> None:
     """With ``index.look_again``: a file's kept findings serve again only while the facts its
     last check read from other files still hold (``reuse.KernelFindings.look_again``)."""

@@ -91,6 +91,8 @@ class Server:
                 if self._inbox.empty():
                     self._check_dirty()
                 if self._inbox.empty():
+                    engine.settle_kept_findings()
+                if self._inbox.empty():
                     self._collect_when_idle()
         finally:
             engine.keep_kernel_findings(False)
