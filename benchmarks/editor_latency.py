@@ -71,10 +71,18 @@ def edit(source: str, run: int, where: str) -> str:
     """``source`` after the ``run``-th edit: a comment line appended (``end``), a comment at the
     end of the last one-line statement of the middle ``@jit`` function (``kernel``) or of the
     host function that launches it (``host``), or, every other run, a comment line of its own
-    in that kernel (``line``: each edit adds or removes a line)."""
+    in that kernel (``line``: each edit adds or removes a line); ``every``: ``tl = tl`` after
+    the imports, which every kernel reads (a whole re-check)."""
     if where == "end":
         return source + f"\n# edit {run}\n"
     import ast
+
+    if where == "every":  # a line every kernel reads: ``tl`` bound again after the imports
+        tree = ast.parse(source)
+        last = max((n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))), default=0)
+        lines = source.split("\n")
+        lines.insert(last, f"tl = tl  # edit {run}")
+        return "\n".join(lines)
 
     tree = ast.parse(source)
     jitted = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -246,8 +254,14 @@ def files_latency(files: list[str], runs: int, pause: float, where: str) -> None
         server = KernelintServer(path.parent)
         server.start()
         _open(server, path.as_uri(), source)
-        times = [server.change_latency(path.as_uri(), edit(source, version, where), version, pause) * 1000
-                 for version in range(2, runs + 2)]
+        if where == "open":  # the same text opened under other names beside it (never written)
+            times = []
+            for version in range(2, runs + 2):
+                time.sleep(pause)
+                times.append(_open(server, path.with_name(f"opened_{version}_{path.name}").as_uri(), source) * 1000)
+        else:
+            times = [server.change_latency(path.as_uri(), edit(source, version, where), version, pause) * 1000
+                     for version in range(2, runs + 2)]
         server.stop()
         print(f"| {name} | {source.count(chr(10)):,} | {statistics.median(times):.0f} ms | {max(times):.0f} ms "
               f"| {len(server.diagnostics)} |")
@@ -260,7 +274,7 @@ def main() -> None:
     parser.add_argument("--servers-only", action="store_true", help="time only the two language servers")
     parser.add_argument("--files", nargs="+", help="time kernelint's server on these files instead")
     parser.add_argument("--pause", type=float, default=0.3, help="seconds of quiet before each change (--files)")
-    parser.add_argument("--edit", choices=("end", "kernel", "line", "host"), default="end",
+    parser.add_argument("--edit", choices=("end", "kernel", "line", "host", "every", "open"), default="end",
                         help="(--files) append a comment line, edit one kernel's body or its launcher's, or "
                              "add and remove a line in the kernel (editor_recheck.py)")
     args = parser.parse_args()

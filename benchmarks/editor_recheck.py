@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--by-rule", action="store_true", help="time parse, model and each rule (means)")
-    parser.add_argument("--edit", choices=("end", "kernel", "line", "host"), default="end",
+    parser.add_argument("--edit", choices=("end", "kernel", "line", "host", "every"), default="end",
                         help="append a comment line, edit one kernel's body or its launcher's, or add and "
                              "remove a line in the kernel")
     parser.add_argument("--fresh", action="store_true", help="keep nothing between checks (every kernel again)")

@@ -10,9 +10,11 @@ from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
+from kernelint import kernel_split
 from kernelint.findings import Fact, Finding, Severity, Site
 from kernelint.grouping import group_by_cause
 from kernelint.model import FileContext
+from kernelint.model.kernels import Kernel
 from kernelint.model.dsl import DSLS, SOURCE_MARKERS, import_roots
 from kernelint.model.core.names import ImportTable
 from kernelint.model.project import modules as parsed_modules
@@ -265,16 +267,18 @@ def nodes_checked(rule: Rule, ctx: FileContext) -> Iterable[ast.AST]:
 
 def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None,
-               selected: list[type[Rule]] = ()) -> list[Finding]:
+               selected: list[type[Rule]] = (), split: bool = True) -> list[Finding]:
     findings: list[Finding] = []
     wanted = _node_types(tuple(selected))  # the running rules are among the selected ones
     ctx = FileContext(path, source, tree, wanted, imports, options.target_sm, options.target_versions)
     if might_launch_imported_kernels(source):
         rules = [*rules, *_launcher_rules(ctx, list(selected), rules)]
     reuse = _KEPT.for_check(path, source, ctx.tree, ctx.kernels, options) if _KEPT is not None else None
+    helper = kernel_split.start(ctx, rules, reuse, reuse.components(), _answer(path)) \
+        if split and _SPLIT and reuse is not None else None
     for rule_class in rules:
         try:
-            findings.extend(rule_findings(path, rule_class, ctx, reuse))
+            findings.extend(rule_findings(path, rule_class, ctx, reuse, helper))
         except Exception as error:  # a broken rule must not take the others down
             if INTERNAL_ERROR in options.codes:
                 findings.append(_tool_finding(
@@ -282,6 +286,12 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                     f"rule {rule_class.code} ({rule_class.name}) failed: {type(error).__name__}: {error}",
                 ))
     project_reads = ctx.project_reads()
+    if helper is not None:
+        answers = helper.answers()
+        if answers is None:  # the child failed: answer its kernels here, as without it
+            return _run_rules(path, source, tree, imports, rules, options, reads, selected, split=False)
+        findings = _put_in_place(findings, answers["found"], reuse)
+        project_reads.update(answers["reads"])
     if reuse is not None:  # kept answers read facts this check did not ask again
         project_reads = reuse.done(project_reads)
     if reads is not None:
@@ -289,9 +299,11 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
     return findings
 
 
-def rule_findings(path: str, rule_class: type[Rule], ctx: FileContext, reuse: FileCheck | None = None) -> list[Finding]:
+def rule_findings(path: str, rule_class: type[Rule], ctx: FileContext, reuse: FileCheck | None = None,
+                  helper: kernel_split.Helper | None = None) -> list:
     """One rule's findings in a file: ``check`` on each node it wants, ``finish``, then
-    ``check_kernel`` on each kernel (from ``reuse`` where the kernel is unchanged)."""
+    ``check_kernel`` on each kernel (from ``reuse`` where the kernel is unchanged; a kernel
+    ``helper`` answers leaves a ``_Later`` in its place)."""
     rule = rule_class()
     reports: list[Report] = []
     for node in nodes_checked(rule, ctx):
@@ -300,7 +312,7 @@ def rule_findings(path: str, rule_class: type[Rule], ctx: FileContext, reuse: Fi
         reports.extend(rule.finish(ctx))
     found = [_finding(path, rule_class, r) for r in reports]
     if rule.per_kernel:
-        found.extend(_per_kernel(path, rule, ctx, reuse))
+        found.extend(_per_kernel(path, rule, ctx, reuse, helper))
     return found
 
 
@@ -330,21 +342,63 @@ def other_files_may_have_changed() -> None:
         _KEPT.look_again()
 
 
-def _per_kernel(path: str, rule: Rule, ctx: FileContext, reuse: FileCheck | None) -> list[Finding]:
+def _per_kernel(path: str, rule: Rule, ctx: FileContext, reuse: FileCheck | None,
+                helper: kernel_split.Helper | None = None) -> list:
     """``rule.check_kernel`` over the file's kernels of its DSL, each answer kept in ``reuse``
     and taken from it when the kernel is unchanged."""
     rule_class = type(rule)
-    found: list[Finding] = []
-    for kernel in ctx.kernels_of(rule.per_kernel):
+    found: list = []
+    for place, kernel in enumerate(ctx.kernels):
+        if kernel.dsl != rule.per_kernel:
+            continue
         kept = reuse.get(rule_class.code, kernel) if reuse is not None else None
         if kept is not None:
             found.extend(kept.findings)
-            continue
-        findings = tuple(_finding(path, rule_class, r) for r in rule.check_kernel(kernel, ctx))
-        found.extend(findings)
-        if reuse is not None:
-            reuse.new(rule_class.code, kernel, findings)
+        elif helper is not None and place in helper.owned:
+            found.append(_Later(rule_class.code, kernel, place))
+        else:
+            findings = _answer(path)(ctx, rule, kernel)
+            found.extend(findings)
+            if reuse is not None:
+                reuse.new(rule_class.code, kernel, findings)
     return found
+
+
+def _answer(path: str):
+    """What ``_per_kernel`` does for one kernel not kept: ``rule``'s findings in it."""
+    return lambda ctx, rule, kernel: tuple(_finding(path, type(rule), r) for r in rule.check_kernel(kernel, ctx))
+
+
+@dataclass(frozen=True)
+class _Later:
+    """Where a forked helper's answer goes (``kernel_split``)."""
+
+    code: str
+    kernel: Kernel
+    place: int
+
+
+def _put_in_place(findings: list, answers: dict, reuse: FileCheck) -> list[Finding]:
+    placed: list[Finding] = []
+    for item in findings:
+        if isinstance(item, _Later):
+            answer = answers[item.code, item.place]
+            placed.extend(answer)
+            reuse.new(item.code, item.kernel, answer)
+        else:
+            placed.append(item)
+    return placed
+
+
+#: Whether the per-kernel work of a whole check is shared with a forked process (the server).
+_SPLIT = False
+
+
+def split_kernel_work(split: bool) -> None:
+    """Share a check's per-kernel work with a forked process where it pays (``kernel_split``):
+    the language server does, while it serves."""
+    global _SPLIT
+    _SPLIT = split and kernel_split.available()
 
 
 def _apply_suppressions(path: str, source: str, findings: list[Finding], options: Options) -> list[Finding]:

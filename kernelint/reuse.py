@@ -129,16 +129,24 @@ class FileCheck:
         self._current = current
         self._reads: dict[str, str] = {}
 
-    def get(self, code: str, kernel: "Kernel") -> Entry | None:
+    def get(self, code: str, kernel: "Kernel", keep: bool = True) -> Entry | None:
+        """The kept answer of ``code`` for ``kernel`` (kept again for the next check unless
+        ``keep`` is False: a look before the answer is asked for)."""
         if not self._previous:  # a first check keys nothing while it runs
             return None
         keys = self._current.keys
         found = self._previous.get((code, keys.of(kernel)))
         if found is None:
             found = self._previous.get((code, keys.of(kernel, lines=False)))
-        if found is not None:
+        if found is not None and keep:
             self._current.pending.append((code, kernel, found))
         return found
+
+    def components(self) -> list[frozenset[int]]:
+        """The file's kernels grouped by its call graph, as places in the checked list."""
+        keys = self._current.keys
+        place = {id(k.node): i for i, k in enumerate(keys.kernels)}
+        return sorted({frozenset(place[n] for n in group) for group in keys.components().values()}, key=min)
 
     def new(self, code: str, kernel: "Kernel", findings: tuple["Finding", ...]) -> None:
         """Keep the answer this check found for ``kernel`` (keyed at ``settle``)."""
@@ -169,7 +177,7 @@ class KernelKeys:
         self._source = source
         self._tree = tree
         self._options = options
-        self._kernels = kernels
+        self.kernels = kernels
         self._lines: list[str] = []
         self._bodies: dict[int, str] = {}  # id of a kernel's node -> its body's text, cut out
         self._host: HostUnits | None = None
@@ -186,7 +194,7 @@ class KernelKeys:
             lines = self._lines = _LINE.findall(self._source)
             cut: dict[int, tuple[int, int]] = {}
             done = 0
-            for kernel, (start, end) in sorted(((k, r) for k in self._kernels for r in [_body_lines(k)] if r),
+            for kernel, (start, end) in sorted(((k, r) for k in self.kernels for r in [_body_lines(k)] if r),
                                                key=lambda item: item[1]):
                 if start < done:
                     continue  # nested in a body already cut out: stays in that body's text
@@ -206,7 +214,7 @@ class KernelKeys:
         key = self._keys.get((id(kernel.node), lines))
         if key is None:
             host = self._cut()
-            component = self._components().get(id(kernel.node), frozenset())
+            component = self.components().get(id(kernel.node), frozenset())
             parts: list[object] = []
             read, spelled = self._units_read(component)
             for unit in read:
@@ -237,14 +245,15 @@ class KernelKeys:
             found = self._read[component] = (units, words.union(*(u.words for u in units if u.imports is None)))
         return found
 
-    def _components(self) -> dict[int, frozenset[int]]:
+    def components(self) -> dict[int, frozenset[int]]:
         """Kernel -> the kernels whose text names it or that its text names, transitively."""
         if self._component is None:
+            self._cut()
             named: dict[str, list[int]] = {}
-            for kernel in self._kernels:
+            for kernel in self.kernels:
                 named.setdefault(kernel.name, []).append(id(kernel.node))
-            linked: dict[int, set[int]] = {id(k.node): {id(k.node)} for k in self._kernels}
-            for kernel in self._kernels:
+            linked: dict[int, set[int]] = {id(k.node): {id(k.node)} for k in self.kernels}
+            for kernel in self.kernels:
                 text = "".join(self._lines[kernel.node.lineno - 1:kernel.node.end_lineno])
                 words = (self._known_facts or {}).get(("kernel", text))
                 if words is None:

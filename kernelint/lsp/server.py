@@ -80,6 +80,7 @@ class Server:
 
         threading.Thread(target=self._read_loop, name="kernelint-lsp-reader", daemon=True).start()
         engine.keep_kernel_findings(True)
+        engine.split_kernel_work(True)
         try:
             while True:
                 message = self._inbox.get()
@@ -96,6 +97,7 @@ class Server:
                     self._collect_when_idle()
         finally:
             engine.keep_kernel_findings(False)
+            engine.split_kernel_work(False)
             self._collect_when_idle()
 
     def _dispatch(self, message) -> int | None:
