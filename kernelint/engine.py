@@ -276,19 +276,24 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
     reuse = _KEPT.for_check(path, source, ctx.tree, ctx.kernels, options) if _KEPT is not None else None
     helper = kernel_split.start(ctx, rules, reuse, reuse.components(), _answer(path)) \
         if split and _SPLIT and reuse is not None else None
-    for rule_class in rules:
-        try:
-            findings.extend(rule_findings(path, rule_class, ctx, reuse, helper))
-        except Exception as error:  # a broken rule must not take the others down
-            if INTERNAL_ERROR in options.codes:
-                findings.append(_tool_finding(
-                    path, INTERNAL_ERROR, 1, 1,
-                    f"rule {rule_class.code} ({rule_class.name}) failed: {type(error).__name__}: {error}",
-                ))
+    try:
+        for rule_class in rules:
+            try:
+                findings.extend(rule_findings(path, rule_class, ctx, reuse, helper))
+            except Exception as error:  # a broken rule must not take the others down
+                if INTERNAL_ERROR in options.codes:
+                    findings.append(_tool_finding(
+                        path, INTERNAL_ERROR, 1, 1,
+                        f"rule {rule_class.code} ({rule_class.name}) failed: {type(error).__name__}: {error}",
+                    ))
+        answers = helper.answers() if helper is not None else None
+    finally:
+        if helper is not None:
+            helper.close()
     project_reads = ctx.project_reads()
     if helper is not None:
-        answers = helper.answers()
-        if answers is None:  # the child failed: answer its kernels here, as without it
+        if answers is None:  # the child failed: check again in one process, reusing this one's answers
+            reuse.done(project_reads)
             return _run_rules(path, source, tree, imports, rules, options, reads, selected, split=False)
         findings = _put_in_place(findings, answers["found"], reuse)
         project_reads.update(answers["reads"])

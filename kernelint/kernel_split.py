@@ -58,6 +58,13 @@ class Helper:
             self._pid = 0
         return self._answers
 
+    def close(self) -> None:
+        """Stop the child if its answers were never asked for (the check failed midway)."""
+        if self._pid:
+            os.kill(self._pid, 9)
+            _collect(self._pid, self._pipe)
+            self._pid = 0
+
 
 def start(ctx: "FileContext", rules: list, reuse: "FileCheck", components: list[frozenset[int]],
           answer: Callable[["FileContext", object, "Kernel"], tuple["Finding", ...]]) -> Helper | None:
@@ -82,8 +89,16 @@ def start(ctx: "FileContext", rules: list, reuse: "FileCheck", components: list[
             held += size
     if not held or held == total:
         return None
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare: the parent answers everything
+        os.close(read_end)
+        os.close(write_end)
+        return None
     if pid == 0:  # the child: answer, write, exit without running anything of the parent's
         os.close(read_end)
         _child(ctx, per_kernel, reuse, owned, answer, write_end)
