@@ -14,7 +14,9 @@ and from ``didChange`` (a keystroke) to ``publishDiagnostics``. Prints a markdow
 ``--files`` times only ``kernelint server``, from ``didChange`` to ``publishDiagnostics``, on real
 files where they lie (the rest of their project is read from disk), after ``--pause`` seconds
 without a message, as between bursts of typing: the server collects a check's garbage in such
-pauses, after the diagnostics are out (``kernelint/lsp/server.py``).
+pauses, after the diagnostics are out (``kernelint/lsp/server.py``). ``--edit open`` times
+``didOpen`` of the same text under another name instead (a first, whole check), and ``--edit
+save`` a ``didSave`` of the unchanged buffer.
 """
 from __future__ import annotations
 
@@ -259,6 +261,11 @@ def files_latency(files: list[str], runs: int, pause: float, where: str) -> None
             for version in range(2, runs + 2):
                 time.sleep(pause)
                 times.append(_open(server, path.with_name(f"opened_{version}_{path.name}").as_uri(), source) * 1000)
+        elif where == "save":  # the buffer saved as it is: other modules may have changed on disk
+            times = []
+            for version in range(2, runs + 2):
+                time.sleep(pause)
+                times.append(server.save_latency(path.as_uri(), source, version) * 1000)
         else:
             times = [server.change_latency(path.as_uri(), edit(source, version, where), version, pause) * 1000
                      for version in range(2, runs + 2)]
@@ -274,9 +281,10 @@ def main() -> None:
     parser.add_argument("--servers-only", action="store_true", help="time only the two language servers")
     parser.add_argument("--files", nargs="+", help="time kernelint's server on these files instead")
     parser.add_argument("--pause", type=float, default=0.3, help="seconds of quiet before each change (--files)")
-    parser.add_argument("--edit", choices=("end", "kernel", "line", "host", "every", "open"), default="end",
-                        help="(--files) append a comment line, edit one kernel's body or its launcher's, or "
-                             "add and remove a line in the kernel (editor_recheck.py)")
+    parser.add_argument("--edit", choices=("end", "kernel", "line", "host", "every", "open", "save"), default="end",
+                        help="(--files) append a comment line, edit one kernel's body or its launcher's, "
+                             "add and remove a line in the kernel, bind tl again (every kernel reads it), "
+                             "open the text under another name, or save it (editor_recheck.py)")
     args = parser.parse_args()
     if args.files:
         files_latency(args.files, args.runs, args.pause, args.edit)
