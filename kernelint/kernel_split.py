@@ -1,16 +1,16 @@
-"""Half of a file's per-kernel work in a forked process, for the language server.
+"""Part of a file's per-kernel work in a forked process, for the language server.
 
 A file checked whole (opened, or after an edit every kernel reads) runs the per-kernel rules on
-every kernel: on mamba's ``ssd_chunk_scan.py`` that is about two thirds of a 150 ms check. The
+every kernel: on mamba's ``ssd_chunk_scan.py`` that is about two thirds of a 146 ms check. The
 server then forks once: the child takes whole components of the file's call graph (kernels that
-name each other, which rules may look at together) until it holds about half of the kernels'
-lines, answers every per-kernel rule for them, and sends the answers back through a pipe. The
+name each other, which rules may look at together) holding closest to ``_SHARE`` of the fresh
+kernels' lines, answers every per-kernel rule for them, and sends the answers back through a pipe. The
 parent runs everything else meanwhile, and puts the child's answers where its own would have
 been, so the findings are the same, in the same order, as a check in one process.
 
 Nothing is shared after the fork: the child answers from the model as it was, and exits. A child
-that fails, or is not done within ``_WAIT_S``, is not waited for again: the parent then answers
-those kernels itself. Only where ``os.fork`` exists, with two or more cores, and for a file whose
+that fails, or is not done within ``_WAIT_S``, is stopped, and the engine checks the file again
+in one process, reusing what the parent found. Only where ``os.fork`` exists, with two or more cores, and for a file whose
 kernels need it (``_MIN_LINES``).
 """
 from __future__ import annotations
@@ -37,7 +37,9 @@ _SHARE = 0.65
 
 
 def available() -> bool:
-    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+    """A fork pays only on a second core; Windows has none to make."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return hasattr(os, "fork") and cores >= 2
 
 
 class Helper:
@@ -68,7 +70,7 @@ class Helper:
 
 def start(ctx: "FileContext", rules: list, reuse: "FileCheck", components: list[frozenset[int]],
           answer: Callable[["FileContext", object, "Kernel"], tuple["Finding", ...]]) -> Helper | None:
-    """Fork a child for about half of the kernels that ``rules`` must answer afresh, or None.
+    """Fork a child for part of the kernels that ``rules`` must answer afresh, or None.
     ``components``: the file's kernels grouped by call graph (places in ``ctx.kernels``);
     ``answer(ctx, rule, kernel)`` is what the engine does for one kernel."""
     per_kernel = [r for r in rules if r.per_kernel]
