@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import pickle
 import select
+import warnings
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -96,7 +97,9 @@ def start(ctx: "FileContext", rules: list, reuse: "FileCheck", components: list[
     except OSError:
         return None
     try:
-        pid = os.fork()
+        with warnings.catch_warnings():  # 3.12+ warns of a fork beside the server's reader thread,
+            warnings.simplefilter("ignore", DeprecationWarning)  # which the child never touches
+            pid = os.fork()
     except OSError:  # no process to spare: the parent answers everything
         os.close(read_end)
         os.close(write_end)

@@ -108,3 +108,61 @@ def test_a_rule_that_breaks_breaks_as_it_does_in_one_process(tmp_path, split, mo
     engine.keep_kernel_findings(True)
     assert engine.check_source(str(path), SOURCE, _options()) == expected
     assert len(split) == 1
+
+
+def _many_kernels(copies: int) -> str:
+    """``SOURCE``'s kernels and launchers ``copies`` times over, renamed apart (21 kernel lines a
+    copy)."""
+    import re
+
+    names = ("_block_start", "row_sum_kernel", "offset_kernel", "scale_kernel", "row_sums", "shifted", "scaled")
+    head, body = SOURCE.split("import triton.language as tl\n", 1)
+    parts = [head + "import triton.language as tl\n"]
+    for i in range(copies):
+        parts.append(re.sub(r"\b(%s)\b" % "|".join(names), lambda m: f"{m.group(1)}_{i}", body))
+    return "".join(parts)
+
+
+def test_the_server_forks_and_publishes_what_one_process_finds(tmp_path, monkeypatch):
+    """Through ``kernelint server``: opening a file with 600+ kernel lines, then an edit every
+    kernel reads, publish what a check in one process finds, and nothing goes to stderr."""
+    from kernelint.frontend import check_with_project_config
+    from test_server import Client
+
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "many.py"
+    source = _many_kernels(40)
+    path.write_text(source)
+    forks = []
+    real = kernel_split.start
+    monkeypatch.setattr(kernel_split, "start", lambda *args: forks.append(real(*args)) or forks[-1])
+    engine.keep_kernel_findings(True)
+    engine.split_kernel_work(True)
+    try:
+        engine.check_source(str(path), source, _options())
+    finally:
+        engine.keep_kernel_findings(False)
+        engine.split_kernel_work(False)
+    assert len(forks) == 1 and forks[0] is not None  # the server's checks below fork as this one did
+    every = source.replace("import triton.language as tl\n", "import triton.language as tl\ntl = tl\n", 1)
+    client = Client(tmp_path)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized")
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "python",
+                                                                "version": 1, "text": source}})
+        opened = client.diagnostics(path.as_uri(), 1)
+        client.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 2},
+                                                 "contentChanges": [{"text": every}]})
+        changed = client.diagnostics(path.as_uri(), 2)
+        client.request("shutdown")
+        client.notify("exit")
+        assert client.process.wait(timeout=60) == 0
+        assert client.process.stderr.read().decode() == ""
+    finally:
+        client.close()
+    for published, text in ((opened, source), (changed, every)):
+        expected = check_with_project_config(str(path), text)
+        assert len(expected) >= 15
+        assert sorted((d["range"]["start"]["line"] + 1, d["code"]) for d in published) \
+            == sorted((f.line, f.code) for f in expected)
