@@ -274,7 +274,7 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
     if might_launch_imported_kernels(source):
         rules = [*rules, *_launcher_rules(ctx, list(selected), rules)]
     reuse = _KEPT.for_check(path, source, ctx.tree, ctx.kernels, options) if _KEPT is not None else None
-    helper = kernel_split.start(ctx, rules, reuse, reuse.components(), _answer(path)) \
+    helper = kernel_split.start(ctx, rules, reuse, _answer(path)) \
         if split and _SPLIT and reuse is not None else None
     try:
         for rule_class in rules:

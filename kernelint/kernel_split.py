@@ -69,10 +69,9 @@ class Helper:
             self._pid = 0
 
 
-def start(ctx: "FileContext", rules: list, reuse: "FileCheck", components: list[frozenset[int]],
+def start(ctx: "FileContext", rules: list, reuse: "FileCheck",
           answer: Callable[["FileContext", object, "Kernel"], tuple["Finding", ...]]) -> Helper | None:
     """Fork a child for part of the kernels that ``rules`` must answer afresh, or None.
-    ``components``: the file's kernels grouped by call graph (places in ``ctx.kernels``);
     ``answer(ctx, rule, kernel)`` is what the engine does for one kernel."""
     per_kernel = [r for r in rules if r.per_kernel]
     if not per_kernel or not available():
@@ -85,7 +84,7 @@ def start(ctx: "FileContext", rules: list, reuse: "FileCheck", components: list[
         return None
     owned: set[int] = set()
     held, target = 0, total * _SHARE
-    for group in sorted(components, key=lambda g: (-sum(weight.get(i, 0) for i in g), min(g))):
+    for group in sorted(reuse.components(), key=lambda g: (-sum(weight.get(i, 0) for i in g), min(g))):
         size = sum(weight.get(i, 0) for i in group)
         if size and abs(held + size - target) < abs(held - target):
             owned |= group
