@@ -166,3 +166,18 @@ def test_the_server_forks_and_publishes_what_one_process_finds(tmp_path, monkeyp
         assert len(expected) >= 15
         assert sorted((d["range"]["start"]["line"] + 1, d["code"]) for d in published) \
             == sorted((f.line, f.code) for f in expected)
+
+
+def test_a_failure_while_keying_drops_what_was_kept_and_the_server_goes_on(monkeypatch, capsys):
+    from kernelint.lsp.server import Server
+    from kernelint.reuse import KernelFindings
+
+    engine.keep_kernel_findings(True)
+    try:
+        monkeypatch.setattr(KernelFindings, "settle", lambda self: 1 / 0)
+        before = engine._KEPT
+        Server._settle(Server.__new__(Server))
+        assert engine._KEPT is not None and engine._KEPT is not before
+        assert "keeping findings failed: ZeroDivisionError" in capsys.readouterr().err
+    finally:
+        engine.keep_kernel_findings(False)

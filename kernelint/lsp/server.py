@@ -92,7 +92,7 @@ class Server:
                 if self._inbox.empty():
                     self._check_dirty()
                 if self._inbox.empty():
-                    engine.settle_kept_findings()
+                    self._settle()
                 if self._inbox.empty():
                     self._collect_when_idle()
         finally:
@@ -162,6 +162,17 @@ class Server:
             "uri": uri, "version": document.version,
             "diagnostics": [self.diagnostic(document, f) for f in findings],
         })
+
+    def _settle(self) -> None:
+        """Key the last checks' per-kernel answers while nothing waits (``reuse``); a failure
+        drops what was kept, and the next checks run every kernel."""
+        from kernelint import engine
+
+        try:
+            engine.settle_kept_findings()
+        except Exception as error:  # a last guard: the server goes on without what was kept
+            self._log(f"kernelint server: keeping findings failed: {type(error).__name__}: {error}")
+            engine.keep_kernel_findings(True)
 
     def _pause_collector(self) -> None:
         """Keep the collector paused through the check and the reply (the engine then leaves the
