@@ -292,6 +292,9 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
             helper.close()
     project_reads = ctx.project_reads()
     if helper is not None:
+        if answers is not None and any(isinstance(item, _Later) and (item.code, item.place) not in answers["found"]
+                                       for item in findings):
+            answers = None  # an answer missing is a child that failed
         if answers is None:  # the child failed: check again in one process, reusing this one's answers
             reuse.done(project_reads)
             return _run_rules(path, source, tree, imports, rules, options, reads, selected, split=False)

@@ -181,3 +181,17 @@ def test_a_failure_while_keying_drops_what_was_kept_and_the_server_goes_on(monke
         assert "keeping findings failed: ZeroDivisionError" in capsys.readouterr().err
     finally:
         engine.keep_kernel_findings(False)
+
+
+def test_a_child_that_answers_too_little_leaves_its_kernels_to_the_parent(tmp_path, split, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "ops.py"
+    path.write_text(SOURCE)
+    expected = _one_process(path, SOURCE)
+    real = kernel_split._child
+    monkeypatch.setattr(kernel_split, "_child", lambda ctx, rules, reuse, owned, *rest:
+                        real(ctx, rules, reuse, set(sorted(owned)[1:]), *rest))
+    engine.split_kernel_work(True)
+    engine.keep_kernel_findings(True)
+    assert engine.check_source(str(path), SOURCE, _options()) == expected
+    assert len(split) == 1
