@@ -73,17 +73,21 @@ def edit(source: str, run: int, where: str) -> str:
     """``source`` after the ``run``-th edit: a comment line appended (``end``), a comment at the
     end of the last one-line statement of the middle ``@jit`` function (``kernel``) or of the
     host function that launches it (``host``), or, every other run, a comment line of its own
-    in that kernel (``line``: each edit adds or removes a line); ``every``: ``tl = tl`` after
-    the imports, which every kernel reads (a whole re-check)."""
+    in that kernel (``line``: each edit adds or removes a line); ``every``: ``tl`` imported
+    again after the imports in every other run and the line taken away in the next: the binding
+    every kernel reads changes, so each edit is a whole re-check (the analysis is the same as on
+    the file as it is)."""
     if where == "end":
         return source + f"\n# edit {run}\n"
     import ast
 
-    if where == "every":  # a line every kernel reads: ``tl`` bound again after the imports
+    if where == "every":  # a line every kernel reads: ``tl`` imported again, then not
+        if run % 2:
+            return source
         tree = ast.parse(source)
         last = max((n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))), default=0)
         lines = source.split("\n")
-        lines.insert(last, f"tl = tl  # edit {run}")
+        lines.insert(last, "import triton.language as tl")
         return "\n".join(lines)
 
     tree = ast.parse(source)
@@ -283,7 +287,7 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.3, help="seconds of quiet before each change (--files)")
     parser.add_argument("--edit", choices=("end", "kernel", "line", "host", "every", "open", "save"), default="end",
                         help="(--files) append a comment line, edit one kernel's body or its launcher's, "
-                             "add and remove a line in the kernel, bind tl again (every kernel reads it), "
+                             "add and remove a line in the kernel, import tl again (every kernel reads it), "
                              "open the text under another name, or save it (editor_recheck.py)")
     args = parser.parse_args()
     if args.files:

@@ -14,8 +14,8 @@ it calls or is called by run the per-kernel rules again. ``--edit host`` does th
 host function that launches that kernel: the kernels whose launches, callers or constants that
 function is part of run again (``kernelint/host_units.py``). ``--edit line`` adds a line in the
 kernel in every other edit and takes it away in the next: every position after it moves, so the
-kernels with findings run again too. ``--edit every`` binds ``tl`` again after the imports, which
-every kernel reads: all of them run again. This process never forks; the server shares such a
+kernels with findings run again too. ``--edit every`` imports ``tl`` again after the imports (then
+not), which every kernel reads: all of them run again. This process never forks; the server shares such a
 whole check with a forked child (``kernelint/kernel_split.py``), so time that with
 ``editor_latency.py --files``.
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--by-rule", action="store_true", help="time parse, model and each rule (means)")
     parser.add_argument("--edit", choices=("end", "kernel", "line", "host", "every"), default="end",
                         help="append a comment line, edit one kernel's body or its launcher's, add and "
-                             "remove a line in the kernel, or bind tl again (every kernel reads it)")
+                             "remove a line in the kernel, or import tl again (every kernel reads it)")
     parser.add_argument("--fresh", action="store_true", help="keep nothing between checks (every kernel again)")
     args = parser.parse_args(argv)
 
