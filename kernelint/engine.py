@@ -355,6 +355,7 @@ def _per_kernel(path: str, rule: Rule, ctx: FileContext, reuse: FileCheck | None
     """``rule.check_kernel`` over the file's kernels of its DSL, each answer kept in ``reuse``
     and taken from it when the kernel is unchanged."""
     rule_class = type(rule)
+    answer = _answer(path)
     found: list = []
     for place, kernel in enumerate(ctx.kernels):
         if kernel.dsl != rule.per_kernel:
@@ -365,7 +366,7 @@ def _per_kernel(path: str, rule: Rule, ctx: FileContext, reuse: FileCheck | None
         elif helper is not None and place in helper.owned:
             found.append(_Later(rule_class.code, kernel, place))
         else:
-            findings = _answer(path)(ctx, rule, kernel)
+            findings = answer(ctx, rule, kernel)
             found.extend(findings)
             if reuse is not None:
                 reuse.new(rule_class.code, kernel, findings)

@@ -76,8 +76,7 @@ def start(ctx: "FileContext", rules: list, reuse: "FileCheck",
     per_kernel = [r for r in rules if r.per_kernel]
     if not per_kernel or not available():
         return None
-    fresh = {i for i, kernel in enumerate(ctx.kernels)
-             if any(kernel.dsl == r.per_kernel and reuse.get(r.code, kernel, keep=False) is None for r in per_kernel)}
+    fresh = {i for i, kernel in enumerate(ctx.kernels) if any(_afresh(r, kernel, reuse) for r in per_kernel)}
     weight = {i: ctx.kernels[i].node.end_lineno - ctx.kernels[i].node.lineno + 1 for i in fresh}
     total = sum(weight.values())
     if total < _MIN_LINES:
@@ -110,6 +109,12 @@ def start(ctx: "FileContext", rules: list, reuse: "FileCheck",
     return Helper(owned, pid, read_end)
 
 
+def _afresh(rule_class, kernel: "Kernel", reuse: "FileCheck") -> bool:
+    """``rule_class`` answers ``kernel`` and has no kept answer for it (as ``engine._per_kernel``
+    decides: the parent and the child decide alike)."""
+    return kernel.dsl == rule_class.per_kernel and reuse.get(rule_class.code, kernel, keep=False) is None
+
+
 def _child(ctx, per_kernel, reuse, owned, answer, pipe: int) -> None:
     status = 1
     try:
@@ -118,7 +123,7 @@ def _child(ctx, per_kernel, reuse, owned, answer, pipe: int) -> None:
             rule = rule_class()
             for i in sorted(owned):
                 kernel = ctx.kernels[i]
-                if kernel.dsl == rule_class.per_kernel and reuse.get(rule_class.code, kernel, keep=False) is None:
+                if _afresh(rule_class, kernel, reuse):
                     found[rule_class.code, i] = answer(ctx, rule, kernel)
         view = ctx.__dict__.get("project")
         data = pickle.dumps({"found": found, "reads": dict(view.reads) if view is not None else {}})
