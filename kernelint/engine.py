@@ -176,6 +176,7 @@ def _collector_paused():
 
 def _check_source(path: str, source: str, options: Options, tree: ast.Module | None,
                   reads: dict[str, str] | None) -> list[Finding]:
+    own_tree = False
     if tree is None:
         too_large = too_large_text(source)
         if too_large:
@@ -184,6 +185,7 @@ def _check_source(path: str, source: str, options: Options, tree: ast.Module | N
         try:
             if tree is None:
                 tree = parse(source, path)
+                own_tree = True
         except ParseFailure as failure:
             code = SYNTAX_ERROR if failure.syntax else INTERNAL_ERROR
             if code not in options.codes:
@@ -197,7 +199,7 @@ def _check_source(path: str, source: str, options: Options, tree: ast.Module | N
     rules = _applicable(imports, selected)
     try:
         with room_to_recurse():
-            findings = _run_rules(path, source, tree, imports, rules, options, reads, selected) \
+            findings = _run_rules(path, source, tree, imports, rules, options, reads, selected, own_tree) \
                 if rules or might_launch_imported_kernels(source) else []
     except Exception as error:  # the model failed (e.g. a pathological file): report, go on
         if INTERNAL_ERROR not in options.codes:
@@ -267,7 +269,10 @@ def nodes_checked(rule: Rule, ctx: FileContext) -> Iterable[ast.AST]:
 
 def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
                rules: list[type[Rule]], options: Options, reads: dict[str, str] | None = None,
-               selected: list[type[Rule]] = (), split: bool = True) -> list[Finding]:
+               selected: list[type[Rule]] = (), own_tree: bool = False, split: bool = True) -> list[Finding]:
+    """Every selected rule's findings on the file. Unless kernel findings are kept, nothing
+    outlives the check: the file's model is taken apart afterwards, and with it ``tree`` when
+    the engine parsed it itself (``FileContext.dismantle``)."""
     findings: list[Finding] = []
     wanted = _node_types(tuple(selected))  # the running rules are among the selected ones
     ctx = FileContext(path, source, tree, wanted, imports, options.target_sm, options.target_versions)
@@ -297,13 +302,15 @@ def _run_rules(path: str, source: str, tree: ast.Module, imports: ImportTable,
             answers = None  # an answer missing is a child that failed
         if answers is None:  # the child failed: check again in one process, reusing this one's answers
             reuse.done(project_reads)
-            return _run_rules(path, source, tree, imports, rules, options, reads, selected, split=False)
+            return _run_rules(path, source, tree, imports, rules, options, reads, selected, own_tree, split=False)
         findings = _put_in_place(findings, answers["found"], reuse)
         project_reads.update(answers["reads"])
     if reuse is not None:  # kept answers read facts this check did not ask again
         project_reads = reuse.done(project_reads)
     if reads is not None:
         reads.update(project_reads)
+    if _KEPT is None:
+        ctx.dismantle(own_tree)
     return findings
 
 

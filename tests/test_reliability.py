@@ -7,6 +7,7 @@ import ast
 import os
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -266,3 +267,50 @@ def test_the_collector_is_paused_during_a_check_and_resumed_after(monkeypatch):
         assert seen == [False, False] and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _parsed_trees(monkeypatch) -> list:
+    """Every tree the engine parses from now on, held strongly."""
+    from kernelint import engine
+
+    trees = []
+    real_parse = engine.parse
+    monkeypatch.setattr(engine, "parse", lambda *a, **k: trees.append(real_parse(*a, **k)) or trees[-1])
+    return trees
+
+
+def test_a_checked_tree_is_freed_without_the_collector(monkeypatch):
+    """Parent links and kept answers make a checked file's tree and model one big cycle; after a
+    batch check the engine takes them apart, so they are freed when dropped instead of waiting
+    for the collector to trace them (``FileContext.dismantle``)."""
+    import gc
+    import weakref
+
+    trees = _parsed_trees(monkeypatch)
+    gc.disable()  # a caller that paused the collector keeps it paused: no collection at the end
+    try:
+        findings = check_source("k.py", FOLDED_KERNEL.format(block=64), ALL)
+        freed = weakref.ref(trees.pop())
+        assert findings and freed() is None
+    finally:
+        gc.enable()
+
+
+def test_a_tree_the_engine_did_not_parse_or_keeps_is_left_whole(monkeypatch):
+    """A front end's own tree (flake8 passes its parse) and the language server's kept checks
+    still hold their trees after a check: only a tree the engine parsed for a batch check is
+    taken apart, and a second check of a tree handed in finds the same."""
+    from kernelint import engine
+
+    source = FOLDED_KERNEL.format(block=64)
+    tree = ast.parse(source)
+    first = check_source("k.py", source, ALL, tree=tree)
+    assert first and check_source("k.py", source, ALL, tree=tree) == first
+    assert tree.body and all(hasattr(node, "_kl_parent") for node in tree.body)
+    trees = _parsed_trees(monkeypatch)
+    engine.keep_kernel_findings(True)
+    try:
+        assert check_source("kept.py", source, ALL) == [replace(f, path="kept.py") for f in first]
+    finally:
+        engine.keep_kernel_findings(False)
+    assert trees[0].body and all(hasattr(node, "_kl_parent") for node in trees[0].body)

