@@ -3,7 +3,8 @@
     python benchmarks/stages.py /work/corpus/*
 
 Mirrors ``engine.check_source`` with a clock around each stage: pre-filter, parse, import gate,
-model, rules (each rule timed on its own), and the per-file young-generation collection.
+model, rules (each rule timed on its own), taking the model apart, and the per-file
+young-generation collection.
 Use ``python -m cProfile`` on the same loop for function-level detail.
 """
 from __future__ import annotations
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                         spent = time.process_time() - start
                         stages["rules"] += spent
                         per_rule[rule_class.code] += spent
+                    timed("taking the model and tree apart", ctx.dismantle, True)  # as the engine does
                     del ctx
                 del tree
         timed("young-generation collection", gc.collect, 0)
