@@ -72,9 +72,10 @@ class Helper:
 def start(ctx: "FileContext", rules: list, reuse: "FileCheck",
           answer: Callable[["FileContext", object, "Kernel"], tuple["Finding", ...]]) -> Helper | None:
     """Fork a child for part of the kernels that ``rules`` must answer afresh, or None.
-    ``answer(ctx, rule, kernel)`` is what the engine does for one kernel."""
+    ``answer(ctx, rule, kernel)`` is what the engine does for one kernel. The caller has found
+    a fork ``available()`` (once, not per check)."""
     per_kernel = [r for r in rules if r.per_kernel]
-    if not per_kernel or not available():
+    if not per_kernel:
         return None
     fresh = {i for i, kernel in enumerate(ctx.kernels) if any(_afresh(r, kernel, reuse) for r in per_kernel)}
     weight = {i: ctx.kernels[i].node.end_lineno - ctx.kernels[i].node.lineno + 1 for i in fresh}
@@ -83,8 +84,8 @@ def start(ctx: "FileContext", rules: list, reuse: "FileCheck",
         return None
     owned: set[int] = set()
     held, target = 0, total * _SHARE
-    for group in sorted(reuse.components(), key=lambda g: (-sum(weight.get(i, 0) for i in g), min(g))):
-        size = sum(weight.get(i, 0) for i in group)
+    sized = [(sum(weight.get(i, 0) for i in group), group) for group in reuse.components()]
+    for size, group in sorted(sized, key=lambda item: (-item[0], min(item[1]))):
         if size and abs(held + size - target) < abs(held - target):
             owned |= group
             held += size
